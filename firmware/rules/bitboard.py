@@ -1,0 +1,107 @@
+"""Row-bitboard kernels shared by the rules: flood fill and neighbour tests.
+
+A board layer is ``n`` consecutive words of an ``array('I')``: word ``off + y`` holds row ``y``
+(row 0 at the bottom), bit ``x`` is column ``x`` (0 at the left). Rows stay below 2**19, so on
+the RP2040 every value here is a small int and nothing allocates.
+
+Start with ``flood``: it grows a region row by row, and is what captures, suicide checks and
+counting all stand on.
+"""
+
+from micropython import const
+
+_MAXN = const(19)
+
+
+def flood(rows, off, n, g, x, y, stop):
+    """Fill ``g`` with the connected part of layer ``rows[off:off+n]`` that holds ``(x, y)``.
+
+    Sweeps the spanned rows up and down until nothing changes; within a row a run is closed
+    upward in one step with the carry trick ``((m + s) ^ m) & m`` (the carry runs through the
+    run of ones above the seed) and downward bit by bit. With ``stop`` set it returns 1 as soon
+    as the region touches an empty point (a liberty: not in the first two layers of ``rows``,
+    black and white) and ``g`` is then partial; otherwise it returns 0 with ``g`` complete.
+    The span of rows used is left in ``g[n]``..``g[n + 1]``; every row outside it is zero, so
+    the next call clears only that span.
+    """
+    full = (1 << n) - 1
+    for i in range(g[n], g[n + 1] + 1):
+        g[i] = 0
+    g[y] = 1 << x
+    lo = y
+    hi = y
+    last = n - 1
+    while True:
+        changed = 0
+        a = lo - 1 if lo > 0 else 0
+        b = hi + 1 if hi < last else last
+        # An upward sweep, then a downward one: a change spreads the whole way in one pass.
+        for step in (1, -1):
+            yy = a if step == 1 else b
+            end = b + 1 if step == 1 else a - 1
+            while yy != end:
+                cur = g[yy]
+                nb = cur | (cur << 1) | (cur >> 1)
+                if yy > 0:
+                    nb |= g[yy - 1]
+                if yy < last:
+                    nb |= g[yy + 1]
+                nb &= full
+                if stop and nb & ~(rows[yy] | rows[n + yy]) & full:
+                    g[n] = lo
+                    g[n + 1] = hi
+                    return 1
+                m = rows[off + yy]
+                new = nb & m
+                if new != cur:
+                    new |= ((m + new) ^ m) & m
+                    down = (new >> 1) & m & ~new
+                    while down:
+                        new |= down
+                        down = (down >> 1) & m & ~new
+                    if new != cur:
+                        g[yy] = new
+                        changed = 1
+                        if yy < lo:
+                            lo = yy
+                        if yy > hi:
+                            hi = yy
+                yy += step
+        if not changed:
+            break
+    g[n] = lo
+    g[n + 1] = hi
+    return 0
+
+
+def touches(g, lo, hi, rows, off, n):
+    """Return 1 if the region in ``g`` (rows ``lo``..``hi``) is next to a bit of layer ``off``."""
+    full = (1 << n) - 1
+    a = lo - 1 if lo > 0 else 0
+    b = hi + 1 if hi < n - 1 else n - 1
+    for yy in range(a, b + 1):
+        cur = g[yy]
+        nb = cur | (cur << 1) | (cur >> 1)
+        if yy > 0:
+            nb |= g[yy - 1]
+        if yy < n - 1:
+            nb |= g[yy + 1]
+        if nb & full & ~cur & rows[off + yy]:
+            return 1
+    return 0
+
+
+def popcount(v):
+    """Number of set bits in a row word."""
+    c = 0
+    while v:
+        v &= v - 1
+        c += 1
+    return c
+
+
+def scratch(n=_MAXN):
+    """A region buffer for ``flood``: ``n`` rows plus the two words of its row span."""
+    from array import array
+
+    return array("I", [0] * (n + 2))

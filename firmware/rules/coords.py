@@ -1,0 +1,34 @@
+"""Names of points: GTP vertices for Go (``D4``; columns skip ``I``), SGF letters.
+
+Internally a point is ``(x, y)`` with x from the left and y from the bottom (row 1).
+"""
+
+GO_COLUMNS = "ABCDEFGHJKLMNOPQRST"
+
+
+def vertex(x, y):
+    """The GTP name of ``(x, y)``, e.g. ``(3, 3)`` → ``D4``."""
+    return GO_COLUMNS[x] + str(y + 1)
+
+
+def parse_vertex(text, size):
+    """``(x, y)`` of a GTP vertex, or ``None`` for ``pass``; ValueError if not on the board."""
+    t = text.strip().upper()
+    if t == "PASS":
+        return None
+    if len(t) < 2 or t[0] not in GO_COLUMNS:
+        raise ValueError("not a vertex: %r" % text)
+    x = GO_COLUMNS.index(t[0])
+    digits = t[1:]
+    for ch in digits:
+        if ch not in "0123456789":
+            raise ValueError("not a vertex: %r" % text)
+    y = int(digits) - 1
+    if x >= size or not 0 <= y < size:
+        raise ValueError("vertex off the %dx%d board: %s" % (size, size, t))
+    return (x, y)
+
+
+def sgf_point(x, y, size):
+    """SGF's two letters for ``(x, y)``: columns from the left, rows from the top."""
+    return "abcdefghijklmnopqrs"[x] + "abcdefghijklmnopqrs"[size - 1 - y]
