@@ -8,12 +8,22 @@ Start with ``flood``: it grows a region row by row, and is what captures, suicid
 counting all stand on.
 """
 
+import micropython
 from micropython import const
 
 _MAXN = const(19)
 
+try:
+    ptr32  # a viper cast built into the MicroPython compiler
+except NameError:
 
-def flood(rows, off, n, g, x, y, stop):
+    def ptr32(buf):
+        """CPython stand-in for viper's pointer cast: index the array itself."""
+        return buf
+
+
+@micropython.viper
+def flood(rows, off: int, n: int, gbuf, x: int, y: int, stop: int) -> int:
     """Fill ``g`` with the connected part of layer ``rows[off:off+n]`` that holds ``(x, y)``.
 
     Sweeps the spanned rows up and down until nothing changes; within a row a run is closed
@@ -24,9 +34,13 @@ def flood(rows, off, n, g, x, y, stop):
     The span of rows used is left in ``g[n]``..``g[n + 1]``; every row outside it is zero, so
     the next call clears only that span.
     """
+    r = ptr32(rows)
+    g = ptr32(gbuf)
     full = (1 << n) - 1
-    for i in range(g[n], g[n + 1] + 1):
+    i = g[n]
+    while i <= g[n + 1]:
         g[i] = 0
+        i += 1
     g[y] = 1 << x
     lo = y
     hi = y
@@ -36,7 +50,8 @@ def flood(rows, off, n, g, x, y, stop):
         a = lo - 1 if lo > 0 else 0
         b = hi + 1 if hi < last else last
         # An upward sweep, then a downward one: a change spreads the whole way in one pass.
-        for step in (1, -1):
+        step = 1
+        while step >= -1:
             yy = a if step == 1 else b
             end = b + 1 if step == 1 else a - 1
             while yy != end:
@@ -47,11 +62,11 @@ def flood(rows, off, n, g, x, y, stop):
                 if yy < last:
                     nb |= g[yy + 1]
                 nb &= full
-                if stop and nb & ~(rows[yy] | rows[n + yy]) & full:
+                if stop and nb & ~(r[yy] | r[n + yy]) & full:
                     g[n] = lo
                     g[n + 1] = hi
                     return 1
-                m = rows[off + yy]
+                m = r[off + yy]
                 new = nb & m
                 if new != cur:
                     new |= ((m + new) ^ m) & m
@@ -67,6 +82,7 @@ def flood(rows, off, n, g, x, y, stop):
                         if yy > hi:
                             hi = yy
                 yy += step
+            step -= 2
         if not changed:
             break
     g[n] = lo
