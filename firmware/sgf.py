@@ -10,6 +10,7 @@ Spec: https://www.red-bean.com/sgf/sgf4.html (grammar), /go.html (points, pass).
 
 MAX_BYTES = 1 << 20  # parse()'s default cap: no real game record comes near 1 MiB
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # SGF coordinate 0..51
+_UPPER = tuple(_LETTERS[26:])  # one-letter identifiers, indexed by byte - 65
 
 
 class SgfError(ValueError):
@@ -37,7 +38,7 @@ def _skip(data, i, n):
 
 
 def _text(raw):
-    """Decode a value as UTF-8; invalid UTF-8 falls back to latin-1 (byte = code point, lossless)."""
+    """Decode a value as UTF-8; invalid UTF-8 falls back to latin-1 (one char per byte)."""
     try:
         return str(raw, "utf-8")
     except UnicodeError:
@@ -93,6 +94,8 @@ def parse(data, max_bytes=MAX_BYTES):
     """Main-line nodes of the first game tree in ``data`` (bytes or str) as [{ident: [str]}]."""
     if isinstance(data, str):
         data = data.encode()
+    elif not isinstance(data, bytes):
+        data = bytes(data)  # bytearray, memoryview: slices must be hashable bytes
     n = len(data)
     if max_bytes is not None and n > max_bytes:
         raise SgfError("SGF data too large: %d bytes (limit %d)" % (n, max_bytes))
@@ -115,10 +118,13 @@ def parse(data, max_bytes=MAX_BYTES):
                 if not (65 <= c <= 90 or 97 <= c <= 122):
                     break
                 j += 1
-            raw = data[i:j]
-            name = names.get(raw)
-            if name is None:
-                name = names[raw] = _ident(raw, i)
+            if j == i + 1 and data[i] <= 90:  # B, W, C: no slice, no dict look-up
+                name = _UPPER[data[i] - 65]
+            else:
+                raw = data[i:j]
+                name = names.get(raw)
+                if name is None:
+                    name = names[raw] = _ident(raw, i)
             values = None
             if keep:
                 values = node.get(name)  # a repeated property adds values, as in sgfmill
@@ -187,7 +193,7 @@ def _colrow(value, size):
 
 
 def point(value, size):
-    """(x, y) of an SGF point, x from the left and y from the bottom; None for a pass ('' or 'tt')."""
+    """(x, y) of an SGF point: x from the left, y from the bottom; None for a pass ('', 'tt')."""
     if value == "" or (value == "tt" and size <= 19):
         return None
     x, row = _colrow(value, size)
@@ -234,18 +240,17 @@ def _int(node, name, default):
 
 
 def game_info(root):
-    """Root facts: size gm handicap (ints), komi result rules (str/None), pl ('B'/'W'/None), ab aw."""
+    """Root facts: size gm handicap (int), komi result rules (str/None), pl, ab aw [(x, y)]."""
     v = _first(root, "SZ")
     if v is not None and ":" in v:
         raise SgfError("rectangular board SZ[%s] is not supported" % v)
     size = _int(root, "SZ", 19)
     if not 1 <= size <= 52:
         raise SgfError("board size SZ[%d] is outside 1..52" % size)
-    pl = _first(root, "PL")
-    if pl is not None:
-        pl = pl.strip().upper()
-        if pl != "B" and pl != "W":
-            raise SgfError("PL[%s] is not B or W" % pl)
+    v = _first(root, "PL")
+    pl = None if v is None else v.strip().upper()
+    if pl is not None and pl != "B" and pl != "W":
+        raise SgfError("PL[%s] is not B or W" % v)
     return {
         "size": size,
         "komi": _first(root, "KM"),
@@ -265,7 +270,9 @@ def moves(nodes, size):
     for k in range(len(nodes)):
         node = nodes[k]
         if k and ("AB" in node or "AW" in node or "AE" in node):
-            raise SgfError("setup stones after the root are not supported (AB/AW/AE in node %d)" % k)
+            raise SgfError(
+                "setup stones after the root are not supported (AB/AW/AE in node %d)" % k
+            )
         colour = "B"
         values = node.get("B")
         if "W" in node:
