@@ -14,12 +14,15 @@ from micropython import const
 _MAXN = const(19)
 
 try:
-    ptr32  # a viper cast built into the MicroPython compiler
+    ptr32  # viper's pointer casts are built into the MicroPython compiler
 except NameError:
 
     def ptr32(buf):
         """CPython stand-in for viper's pointer cast: index the array itself."""
         return buf
+
+    ptr16 = ptr32
+    ptr8 = ptr32
 
 
 @micropython.viper

@@ -21,17 +21,25 @@ keyed by the position hash, so lookups cost the same at move 300 as at move 3.
 
 from array import array
 
+import micropython
 from micropython import const
 
+from firmware.rules.bitboard import ptr16, ptr32
 from firmware.rules.go_board import (
     BLACK,
+    KO_CHECK,
     NO_KO,
     OK,
     PASS,
+    ST_H1,
+    ST_H2,
+    ST_KO,
+    ST_NLOG,
     SUICIDE_FORBID,
     SUPERKO,
     WHITE,
     Board,
+    play_stone,
 )
 
 KO_NONE = const(0)
@@ -44,12 +52,55 @@ SUICIDE_RULES = ("forbid", "allow", "allow-all")
 
 # A key for "white to move": situational positions differ from positional ones by it.
 _WHITE_TO_MOVE = const(0x1B873593)
-_EMPTY_SLOT = const(-1)
+_FREE = const(0xFFFF)
+_WHITE = const(2)  # go_board.WHITE, as a constant viper code can use
+
+# The history is one array of ``_REC`` words per ply j (the position after j moves; ply 0 is
+# the start), each word a small int on the RP2040:
+_H1 = const(0)  # position hash, first key
+_H2 = const(1)  # second key
+_TM_SLOT = const(2)  # side to move << 16 | the ply's slot in the position table
+_MOVE = const(3)  # board ko word before the move << 12 | color << 10 | point (ply >= 1)
+_LOG = const(4)  # removal-log length before the move (ply >= 1)
+_REC = const(5)
 
 
 def opponent(c):
     """The other colour."""
     return 3 - c
+
+
+@micropython.viper
+def _commit(
+    hist, table, h1: int, h2: int, j: int, tm: int, rule: int, word: int, start: int
+) -> int:
+    # Records position (h1, h2) as ply j and returns the latest earlier ply with the same
+    # position (-1 if none, or if ``rule`` asks for no check). Under a superko rule a repeat is
+    # not recorded: the caller refuses the move.
+    h = ptr32(hist)
+    t = ptr16(table)
+    key = h1
+    if rule == KO_SITUATIONAL and tm == _WHITE:
+        key = h1 ^ _WHITE_TO_MOVE
+    mask = int(len(table)) - 1
+    i = key & mask
+    found = -1
+    while t[i] != _FREE:
+        q = t[i] * _REC
+        if rule >= KO_CHINESE and h[q + _H1] == h1 and h[q + _H2] == h2:
+            if rule != KO_SITUATIONAL or (h[q + _TM_SLOT] >> 16) == tm:
+                found = t[i]
+        i = (i + 1) & mask
+    if found >= 0 and rule >= KO_POSITIONAL:
+        return found
+    t[i] = j
+    r = j * _REC
+    h[r + _H1] = h1
+    h[r + _H2] = h2
+    h[r + _TM_SLOT] = (tm << 16) | i
+    h[r + _MOVE] = word
+    h[r + _LOG] = start
+    return found
 
 
 class Game:
@@ -59,24 +110,21 @@ class Game:
         self.board = Board(size)
         self.ko_rule = ko_rule
         self.suicide = suicide
+        self._set_board_rule()
+        self.ply = 0
         self._alloc(capacity)
         self.clear()
 
+    def _set_board_rule(self):
+        self._board_rule = self.suicide | (KO_CHECK if self.ko_rule != KO_NONE else 0)
+
     def _alloc(self, capacity):
         self.capacity = capacity
-        # Per move i (0-based): what was played, and what undo needs.
-        self.moves = array("H", [0] * capacity)  # color << 10 | point
-        self.log_start = array("H", [0] * capacity)
-        self.ko_before = array("H", [0] * capacity)  # the board's ko word before the move
-        # Per ply j (the position after j moves; ply 0 is the start): hashes and side to move.
-        self.hash1 = array("I", [0] * (capacity + 1))
-        self.hash2 = array("I", [0] * (capacity + 1))
-        self.to_move_at = bytearray(capacity + 1)
-        self.slot = array("H", [0] * (capacity + 1))
+        self.hist = array("I", [0] * (_REC * (capacity + 1)))
         tab = 64
-        while tab < 2 * (capacity + 1):
+        while tab < 2 * (capacity + 1):  # at most half full: probe chains stay short
             tab <<= 1
-        self.table = array("h", [_EMPTY_SLOT] * tab)
+        self.table = array("H", [_FREE] * tab)
 
     @property
     def size(self):
@@ -88,76 +136,51 @@ class Game:
         if size is not None and size != self.board.size:
             self.board = Board(size)
         self.board.clear()
+        for j in range(self.ply + 1):  # only these slots are in use
+            self.table[self.hist[j * _REC + _TM_SLOT] & 0xFFFF] = _FREE
         self.ply = 0
         self.to_move = BLACK
         self.captures = array("H", [0, 0, 0])  # stones taken by [_, black, white]
         self.repeat = -1
         self.passes = 0
-        for i in range(len(self.table)):
-            self.table[i] = _EMPTY_SLOT
-        self._record_ply()
+        st = self.board.st
+        _commit(self.hist, self.table, st[ST_H1], st[ST_H2], 0, BLACK, KO_NONE, 0, 0)
 
-    # ---- position table ------------------------------------------------------------------
-
-    def _key(self, j):
-        return self.hash1[j] ^ (_WHITE_TO_MOVE if self.to_move_at[j] == WHITE else 0)
-
-    def _find(self, h1, h2, tm):
-        # The latest earlier ply with this board (and, if situational, this side to move).
-        situational = self.ko_rule == KO_SITUATIONAL
-        key = h1 ^ (_WHITE_TO_MOVE if situational and tm == WHITE else 0)
-        mask = len(self.table) - 1
-        i = key & mask
-        found = -1
-        while True:
-            j = self.table[i]
-            if j == _EMPTY_SLOT:
-                return found
-            if self.hash1[j] == h1 and self.hash2[j] == h2:
-                if not situational or self.to_move_at[j] == tm:
-                    found = j
-            i = (i + 1) & mask
-
-    def _insert(self, j):
-        situational = self.ko_rule == KO_SITUATIONAL
-        key = self._key(j) if situational else self.hash1[j]
-        mask = len(self.table) - 1
-        i = key & mask
-        while self.table[i] != _EMPTY_SLOT:
-            i = (i + 1) & mask
-        self.table[i] = j
-        self.slot[j] = i
+    def _restart(self):
+        # Re-records ply 0 after setup stones or a new side to move.
+        self.table[self.hist[_TM_SLOT] & 0xFFFF] = _FREE
+        st = self.board.st
+        _commit(self.hist, self.table, st[ST_H1], st[ST_H2], 0, self.to_move, KO_NONE, 0, 0)
 
     def _rebuild_table(self):
         for i in range(len(self.table)):
-            self.table[i] = _EMPTY_SLOT
+            self.table[i] = _FREE
+        h = self.hist
         for j in range(self.ply + 1):
-            self._insert(j)
-
-    def _record_ply(self):
-        j = self.ply
-        self.hash1[j] = self.board.h1
-        self.hash2[j] = self.board.h2
-        self.to_move_at[j] = self.to_move
-        if j == 0:
-            self._rebuild_table()
-        else:
-            self._insert(j)
+            r = j * _REC
+            tm = h[r + _TM_SLOT] >> 16
+            key = h[r + _H1]
+            if self.ko_rule == KO_SITUATIONAL and tm == WHITE:
+                key ^= _WHITE_TO_MOVE
+            i = key & (len(self.table) - 1)
+            while self.table[i] != _FREE:
+                i = (i + 1) & (len(self.table) - 1)
+            self.table[i] = j
+            h[r + _TM_SLOT] = (tm << 16) | i
 
     def set_ko_rule(self, rule):
         """Change the ko rule (one of ``KO_*``); earlier positions are re-indexed for it."""
         if not 0 <= rule < len(KO_RULES):
             raise ValueError("unknown ko rule %r" % rule)
         self.ko_rule = rule
+        self._set_board_rule()
         self._rebuild_table()
 
     def _grow(self):
-        old = (self.moves, self.log_start, self.ko_before, self.hash1, self.hash2, self.to_move_at)
+        old = self.hist
         self._alloc(2 * self.capacity)
-        new = (self.moves, self.log_start, self.ko_before, self.hash1, self.hash2, self.to_move_at)
-        for a, b in zip(old, new):
-            for i in range(len(a)):
-                b[i] = a[i]
+        for i in range(len(old)):
+            self.hist[i] = old[i]
         self._rebuild_table()
 
     # ---- moves ---------------------------------------------------------------------------
@@ -169,43 +192,41 @@ class Game:
         ``repeat`` is the ply whose position it recreates (-1 if none): the number of moves
         after which that position stood, for the arbiter (000 第二十条三).
         """
-        if self.ply == self.capacity:
+        j = self.ply + 1
+        if j > self.capacity:
             self._grow()
         b = self.board
-        i = self.ply
+        st = b.st
+        ko_word = st[ST_KO]
+        start = st[ST_NLOG]
         if x is None:  # step 1: a pass is always legal
-            self.ko_before[i] = b.ko
-            self.log_start[i] = b.nlog
-            self.moves[i] = (c << 10) | PASS
-            b.ko = NO_KO
+            st[ST_KO] = NO_KO
+            word = (ko_word << 12) | (c << 10) | PASS
+            _commit(self.hist, self.table, st[ST_H1], st[ST_H2], j, 3 - c, KO_NONE, word, start)
             self.passes += 1
             self.repeat = -1
-            self._advance(c)
-            return OK
-        ko_word = b.ko
-        start = b.nlog
-        r = b.play(c, x, y, self.suicide, self.ko_rule != KO_NONE)  # steps 2–5
-        if r:
-            return r
-        rep = self._find(b.h1, b.h2, 3 - c) if self.ko_rule >= KO_CHINESE else -1
-        if rep >= 0 and self.ko_rule >= KO_POSITIONAL:  # step 6
-            b.unplay(c, x, y, start, ko_word)
-            return SUPERKO
-        self.ko_before[i] = ko_word
-        self.log_start[i] = start
-        self.moves[i] = (c << 10) | (y << 5) | x
-        self.passes = 0
-        self.repeat = rep
-        self._count_taken(c, start, 1)
-        self._advance(c)
+        else:
+            if start > b.log_limit:
+                b.ensure_log_room()
+            # Steps 2–5: on the board, empty, simple ko, suicide.
+            r = play_stone(b.rows, b.g, b.log, st, b.size, c, x, y, self._board_rule)
+            if r:
+                return r
+            rule = self.ko_rule
+            word = (ko_word << 12) | (c << 10) | (y << 5) | x
+            rep = _commit(self.hist, self.table, st[ST_H1], st[ST_H2], j, 3 - c, rule, word, start)
+            if rep >= 0 and rule >= KO_POSITIONAL:  # step 6: superko
+                b.unplay(c, x, y, start, ko_word)
+                return SUPERKO
+            self.repeat = rep
+            self.passes = 0
+            if st[ST_NLOG] != start:
+                self._count_taken(start, 1)
+        self.ply = j
+        self.to_move = 3 - c
         return OK
 
-    def _advance(self, c):
-        self.ply += 1
-        self.to_move = 3 - c
-        self._record_ply()
-
-    def _count_taken(self, c, start, sign):
+    def _count_taken(self, start, sign):
         b = self.board
         for k in range(start, b.nlog):
             owner = b.log[k] >> 10
@@ -220,25 +241,27 @@ class Game:
 
     def undo(self):
         """Take back the last move; False if there is none."""
-        if self.ply == 0:
-            return False
         j = self.ply
-        self.table[self.slot[j]] = _EMPTY_SLOT  # LIFO, so no later entry probed past it
-        self.ply = j - 1
-        i = j - 1
-        m = self.moves[i]
-        c = m >> 10
-        p = m & 0x3FF
+        if j == 0:
+            return False
+        h = self.hist
+        r = j * _REC
+        self.table[h[r + _TM_SLOT] & 0xFFFF] = _FREE  # last in, first out: chains stay whole
+        word = h[r + _MOVE]
+        start = h[r + _LOG]
+        c = (word >> 10) & 3
+        p = word & 0x3FF
         b = self.board
         if p == PASS:
-            b.ko = self.ko_before[i]
+            b.st[ST_KO] = word >> 12
         else:
-            self._count_taken(c, self.log_start[i], -1)
-            b.unplay(c, p & 31, p >> 5, self.log_start[i], self.ko_before[i])
-        self.to_move = self.to_move_at[i]
+            self._count_taken(start, -1)
+            b.unplay(c, p & 31, p >> 5, start, word >> 12)
+        self.ply = j - 1
+        self.to_move = h[r - _REC + _TM_SLOT] >> 16
         self.passes = 0
-        k = i - 1
-        while k >= 0 and self.moves[k] & 0x3FF == PASS:
+        k = j - 1
+        while k > 0 and h[k * _REC + _MOVE] & 0x3FF == PASS:
             self.passes += 1
             k -= 1
         self.repeat = -1
@@ -246,11 +269,12 @@ class Game:
 
     def move(self, i):
         """``(color, x, y)`` of move ``i`` (0-based); x and y are None for a pass."""
-        m = self.moves[i]
-        p = m & 0x3FF
+        word = self.hist[(i + 1) * _REC + _MOVE]
+        p = word & 0x3FF
+        c = (word >> 10) & 3
         if p == PASS:
-            return (m >> 10, None, None)
-        return (m >> 10, p & 31, p >> 5)
+            return (c, None, None)
+        return (c, p & 31, p >> 5)
 
     # ---- setup ---------------------------------------------------------------------------
 
@@ -266,14 +290,14 @@ class Game:
             self.board.lift(old, x, y)
         if c:
             self.board.put(c, x, y)
-        self.board.ko = NO_KO
-        self._record_ply()
+        self.board.st[ST_KO] = NO_KO
+        self._restart()
 
     def set_to_move(self, c):
         """Say who moves next (after handicap stones White; SGF ``PL``)."""
         self.to_move = c
         if self.ply == 0:
-            self._record_ply()
+            self._restart()
 
     def place_handicap(self, points):
         """Put free handicap stones on an empty board; White moves next. Raises ValueError."""

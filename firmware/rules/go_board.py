@@ -1,25 +1,28 @@
 """The fast Go board: stones as row bitboards, captures, simple ko, suicide, Zobrist hashes.
 
 Like KataGo's ``Board`` this knows nothing of whose turn it is, of superko or of the move
-history: ``firmware/rules/go.py`` keeps those. Start reading at ``Board.play``.
+history: ``firmware/rules/go.py`` keeps those. Start reading at ``play_stone``.
 
 Layout: ``rows`` holds black rows at ``0..n-1`` and white rows at ``n..2n-1`` (see
 ``bitboard.py``). A point is encoded as ``y << 5 | x`` (x from the left, y from the bottom);
-``PASS`` is a code no point can have. Captured and suicided stones are appended to a log
-(``log``, entries ``color << 10 | point``) so that the history can undo any move exactly.
+``PASS`` is a code no point can have. Removed stones (captures and suicides) are appended to
+a log (``log``, entries ``color << 10 | point``) so that the history can undo any move
+exactly. The small words of state (ko, hashes, counts) live in the array ``st`` so that the
+viper kernel can update them without allocating.
 """
 
 from array import array
 
+import micropython
 from micropython import const
 
-from firmware.rules.bitboard import flood, scratch
+from firmware.rules.bitboard import flood, ptr16, ptr32, scratch
 
 EMPTY = const(0)
 BLACK = const(1)
 WHITE = const(2)
 PASS = const(1023)
-NO_KO = const(0xFFFF)
+NO_KO = const(0)  # no colour is 0, so no ko word is 0
 
 # Reasons a move is refused; 0 means legal. Numbered as the legality steps in go.py.
 OK = const(0)
@@ -33,9 +36,20 @@ REASONS = ("legal", "off board", "occupied", "ko", "suicide", "superko")
 SUICIDE_FORBID = const(0)
 SUICIDE_ALLOW = const(1)  # a group of two or more may kill itself; one stone may not
 SUICIDE_ALLOW_ALL = const(2)
+KO_CHECK = const(4)  # added to the suicide rule in ``play_stone``'s ``rule``: enforce simple ko
+
+# Words of ``Board.st``.
+ST_KO = const(0)  # color << 10 | point that colour may not play next (simple ko), or NO_KO
+ST_H1 = const(1)  # position hash, first 30-bit key
+ST_H2 = const(2)  # second, independent 30-bit key
+ST_STONES = const(3)
+ST_NLOG = const(4)  # entries used in the removal log
+_ST_WORDS = const(5)
 
 _STRIDE = const(19)
 _SIDE = const(361)
+_SIDE2 = const(722)
+_LOG_ROOM = const(361)  # a move never removes more stones than this
 
 
 def _zobrist_keys():
@@ -59,31 +73,157 @@ def point(x, y):
     return (y << 5) | x
 
 
-class Board:
-    """Stones, captures, the simple-ko point and the position hash of one board."""
+@micropython.viper
+def _take(rows, gbuf, logbuf, stbuf, n: int, c: int) -> int:
+    # Lifts the complete group left in ``g`` by flood() and logs each stone; returns the count.
+    r = ptr32(rows)
+    g = ptr32(gbuf)
+    log = ptr16(logbuf)
+    st = ptr32(stbuf)
+    z = ptr32(ZOBRIST)
+    off = (c - 1) * n
+    zoff = (c - 1) * _SIDE
+    nlog = st[ST_NLOG]
+    taken = 0
+    yy = g[n]
+    while yy <= g[n + 1]:
+        row = g[yy]
+        r[off + yy] = r[off + yy] & ~row
+        x = 0
+        while row:
+            if row & 1:
+                k = zoff + yy * _STRIDE + x
+                st[ST_H1] = st[ST_H1] ^ z[k]
+                st[ST_H2] = st[ST_H2] ^ z[_SIDE2 + k]
+                log[nlog] = (c << 10) | (yy << 5) | x
+                nlog += 1
+                taken += 1
+            row = row >> 1
+            x += 1
+        yy += 1
+    st[ST_NLOG] = nlog
+    st[ST_STONES] = st[ST_STONES] - taken
+    return taken
 
-    def __init__(self, size=19, log_capacity=512):
+
+@micropython.viper
+def play_stone(rows, gbuf, logbuf, stbuf, n: int, c: int, x: int, y: int, rule: int) -> int:
+    """Play colour ``c`` at ``(x, y)``; return OK or the reason it is refused (board unchanged).
+
+    Steps, as seed 000 第三条–第五条 orders them: the point must be on the board and empty;
+    with ``KO_CHECK`` in ``rule``, not the simple-ko point (000 第二十条一); the stone goes down
+    and every neighbouring enemy group left without liberties is taken (第四条; when both sides
+    are without liberties only the opponent's stones go, 第四条二); if nothing was taken and
+    the stone's own group has no liberty, the move is suicide (禁着点, 第五条) unless the
+    suicide rule (``rule & 3``) allows it, and then the group is taken instead. The stones
+    removed are the log entries from ``st[ST_NLOG]`` before the call; the log must have room
+    for ``_LOG_ROOM`` more.
+    """
+    if x < 0 or y < 0 or x >= n or y >= n:
+        return OFF_BOARD
+    r = ptr32(rows)
+    st = ptr32(stbuf)
+    z = ptr32(ZOBRIST)
+    bit = 1 << x
+    if (r[y] | r[n + y]) & bit:
+        return OCCUPIED
+    p = (y << 5) | x
+    if (rule & KO_CHECK) and ((c << 10) | p) == st[ST_KO]:
+        return KO
+    o = 3 - c
+    own = (c - 1) * n
+    opp = (o - 1) * n
+    r[own + y] = r[own + y] | bit
+    k = (c - 1) * _SIDE + y * _STRIDE + x
+    st[ST_H1] = st[ST_H1] ^ z[k]
+    st[ST_H2] = st[ST_H2] ^ z[_SIDE2 + k]
+    st[ST_STONES] = st[ST_STONES] + 1
+    start = st[ST_NLOG]
+    taken = 0
+    libs = 0  # empty neighbours of the new stone
+    friends = 0  # neighbours of its own colour
+    last = n - 1
+    d = 0
+    while d < 4:
+        xx = x
+        yy = y
+        if d == 0:
+            xx = x - 1
+        elif d == 1:
+            xx = x + 1
+        elif d == 2:
+            yy = y - 1
+        else:
+            yy = y + 1
+        d += 1
+        if xx < 0 or yy < 0 or xx > last or yy > last:
+            continue
+        b = 1 << xx
+        if r[opp + yy] & b:
+            if not int(flood(rows, opp, n, gbuf, xx, yy, 1)):
+                taken += int(_take(rows, gbuf, logbuf, stbuf, n, o))
+        elif r[own + yy] & b:
+            friends += 1
+        else:
+            libs += 1
+    if taken == 0 and libs == 0 and not int(flood(rows, own, n, gbuf, x, y, 1)):
+        suicide = rule & 3
+        if suicide == SUICIDE_FORBID or (suicide == SUICIDE_ALLOW and friends == 0):
+            r[own + y] = r[own + y] & ~bit
+            st[ST_H1] = st[ST_H1] ^ z[k]
+            st[ST_H2] = st[ST_H2] ^ z[_SIDE2 + k]
+            st[ST_STONES] = st[ST_STONES] - 1
+            return SUICIDE
+        _take(rows, gbuf, logbuf, stbuf, n, c)
+        st[ST_KO] = NO_KO
+    elif taken == 1 and friends == 0 and libs == 0:
+        # A ko: one stone taken by a lone stone whose only liberty is the point just emptied.
+        st[ST_KO] = (o << 10) | int(ptr16(logbuf)[start])
+    else:
+        st[ST_KO] = NO_KO
+    return OK
+
+
+class Board:
+    """Stones, the removal log, the simple-ko point and the position hash of one board."""
+
+    def __init__(self, size=19, log_capacity=1024):
         if not 2 <= size <= 19:
             raise ValueError("board size must be 2..19, not %d" % size)
         self.size = size
         self.rows = array("I", [0] * (2 * size))
         self.g = scratch(size)
-        self.log = array("H", [0] * log_capacity)
-        self.nlog = 0
-        self.ko = NO_KO  # color << 10 | point: who may not play where next (simple ko)
-        self.h1 = 0
-        self.h2 = 0
-        self.stones = 0
+        self.log = array("H", [0] * max(log_capacity, 2 * _LOG_ROOM))
+        self.log_limit = len(self.log) - _LOG_ROOM  # above this, grow before the next move
+        self.st = array("I", [0] * _ST_WORDS)
+        self.clear()
 
     def clear(self):
         """Empty the board."""
         for i in range(2 * self.size):
             self.rows[i] = 0
-        self.nlog = 0
-        self.ko = NO_KO
-        self.h1 = 0
-        self.h2 = 0
-        self.stones = 0
+        for i in range(_ST_WORDS):
+            self.st[i] = 0
+        self.st[ST_KO] = NO_KO
+
+    @property
+    def ko(self):
+        """``color << 10 | point`` that colour may not play next (simple ko), or NO_KO."""
+        return self.st[ST_KO]
+
+    @property
+    def nlog(self):
+        """Entries used in the removal log."""
+        return self.st[ST_NLOG]
+
+    @property
+    def stones(self):
+        """Stones on the board."""
+        return self.st[ST_STONES]
+
+    def hash(self):
+        """The position's two 30-bit Zobrist keys."""
+        return self.st[ST_H1], self.st[ST_H2]
 
     def color_at(self, x, y):
         """EMPTY, BLACK or WHITE at ``(x, y)``."""
@@ -94,143 +234,46 @@ class Board:
             return WHITE
         return EMPTY
 
-    def put(self, c, x, y):
-        """Add a stone of colour ``c`` on an empty point (no captures: setup and undo)."""
-        self.rows[(c - 1) * self.size + y] |= 1 << x
+    def _flip(self, c, x, y):
+        # Toggles a stone of colour ``c`` at (x, y) and its hash keys; callers keep ST_STONES.
+        self.rows[(c - 1) * self.size + y] ^= 1 << x
         k = (c - 1) * _SIDE + y * _STRIDE + x
-        self.h1 ^= ZOBRIST[k]
-        self.h2 ^= ZOBRIST[2 * _SIDE + k]
-        self.stones += 1
+        self.st[ST_H1] ^= ZOBRIST[k]
+        self.st[ST_H2] ^= ZOBRIST[_SIDE2 + k]
+
+    def put(self, c, x, y):
+        """Add a stone of colour ``c`` on an empty point, without captures (setup and undo)."""
+        self._flip(c, x, y)
+        self.st[ST_STONES] += 1
 
     def lift(self, c, x, y):
         """Remove the stone of colour ``c`` at ``(x, y)``."""
-        self.rows[(c - 1) * self.size + y] &= ~(1 << x)
-        k = (c - 1) * _SIDE + y * _STRIDE + x
-        self.h1 ^= ZOBRIST[k]
-        self.h2 ^= ZOBRIST[2 * _SIDE + k]
-        self.stones -= 1
+        self._flip(c, x, y)
+        self.st[ST_STONES] -= 1
 
-    def _remove_group(self, c):
-        # Takes the complete group left in ``g`` by flood() off the board, logging each stone.
-        g = self.g
-        n = self.size
-        taken = 0
-        for yy in range(g[n], g[n + 1] + 1):
-            r = g[yy]
-            x = 0
-            while r:
-                if r & 1:
-                    self.lift(c, x, yy)
-                    self._log(c, (yy << 5) | x)
-                    taken += 1
-                r >>= 1
-                x += 1
-        return taken
-
-    def _log(self, c, p):
-        if self.nlog == len(self.log):
+    def ensure_log_room(self):
+        """Grow the removal log if the next move could overflow it (allocates, rarely)."""
+        used = self.st[ST_NLOG]
+        if used + _LOG_ROOM > len(self.log):
             grown = array("H", [0] * (2 * len(self.log)))
-            for i in range(self.nlog):
+            for i in range(used):
                 grown[i] = self.log[i]
             self.log = grown
-        self.log[self.nlog] = (c << 10) | p
-        self.nlog += 1
+        self.log_limit = len(self.log) - _LOG_ROOM
 
-    def _open_neighbour(self, x, y):
-        # 1 if a point next to (x, y) is empty: the cheap test before any flood fill.
-        n = self.size
-        rows = self.rows
-        occ = rows[y] | rows[n + y]
-        if x > 0 and not occ & (1 << (x - 1)):
-            return 1
-        if x < n - 1 and not occ & (1 << (x + 1)):
-            return 1
-        bit = 1 << x
-        if y > 0 and not (rows[y - 1] | rows[n + y - 1]) & bit:
-            return 1
-        if y < n - 1 and not (rows[y + 1] | rows[n + y + 1]) & bit:
-            return 1
-        return 0
-
-    def _capture_at(self, o, x, y):
-        # Captures the group of colour ``o`` at (x, y) if it has no liberty; returns stones taken.
-        n = self.size
-        if not self.rows[(o - 1) * n + y] & (1 << x):
-            return 0  # empty, or already taken with another neighbour's group
-        if flood(self.rows, (o - 1) * n, n, self.g, x, y, 1):
-            return 0
-        return self._remove_group(o)
-
-    def play(self, c, x, y, suicide=SUICIDE_FORBID, ko=1):
-        """Play colour ``c`` at ``(x, y)``; return OK or the reason it is refused (board unchanged).
-
-        Steps, as seed 000 第三条–第五条 orders them: the point must be on the board and empty;
-        with ``ko`` set, not the simple-ko point (000 第二十条一); the stone goes down and every
-        neighbouring enemy group left without liberties is taken (第四条: when both sides are
-        without liberties only the opponent's stones go, 第四条二); if nothing was taken and the
-        stone's own group has no liberty, the move is suicide (禁着点, 第五条) unless the
-        ``suicide`` rule allows it, and then the group is taken instead. ``nlog`` minus its
-        value before the call is the number of stones removed, listed in ``log``.
-        """
-        n = self.size
-        if x < 0 or y < 0 or x >= n or y >= n:
-            return OFF_BOARD
-        bit = 1 << x
-        rows = self.rows
-        if (rows[y] | rows[n + y]) & bit:
-            return OCCUPIED
-        p = (y << 5) | x
-        if ko and (c << 10) | p == self.ko:
-            return KO
-        o = 3 - c
-        self.put(c, x, y)
-        start = self.nlog
-        taken = 0
-        if x > 0:
-            taken += self._capture_at(o, x - 1, y)
-        if x < n - 1:
-            taken += self._capture_at(o, x + 1, y)
-        if y > 0:
-            taken += self._capture_at(o, x, y - 1)
-        if y < n - 1:
-            taken += self._capture_at(o, x, y + 1)
-        if not taken and not self._open_neighbour(x, y):
-            if not flood(rows, (c - 1) * n, n, self.g, x, y, 1):
-                g = self.g
-                single = g[n] == g[n + 1] and g[y] == bit
-                if suicide == SUICIDE_FORBID or (suicide == SUICIDE_ALLOW and single):
-                    self.lift(c, x, y)
-                    return SUICIDE
-                self._remove_group(c)
-        self.ko = NO_KO
-        # A ko: one stone was taken by a lone stone that now has that single liberty.
-        if taken == 1 and self._lone_in_atari(c, x, y):
-            self.ko = (o << 10) | (self.log[start] & 0x3FF)
-        return OK
-
-    def _lone_in_atari(self, c, x, y):
-        n = self.size
-        rows = self.rows
-        own = (c - 1) * n
-        libs = 0
-        for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-            xx = x + dx
-            yy = y + dy
-            if 0 <= xx < n and 0 <= yy < n:
-                b = 1 << xx
-                if rows[own + yy] & b:
-                    return 0
-                if not (rows[yy] | rows[n + yy]) & b:
-                    libs += 1
-        return libs == 1
+    def play(self, c, x, y, rule=SUICIDE_FORBID | KO_CHECK):
+        """Play ``c`` at ``(x, y)`` under ``rule`` (see ``play_stone``); OK or the reason."""
+        self.ensure_log_room()
+        return play_stone(self.rows, self.g, self.log, self.st, self.size, c, x, y, rule)
 
     def unplay(self, c, x, y, log_start, ko):
         """Undo a move of ``c`` at ``(x, y)``: put back what it removed, lift it, restore ko."""
-        while self.nlog > log_start:
-            self.nlog -= 1
-            e = self.log[self.nlog]
+        st = self.st
+        while st[ST_NLOG] > log_start:
+            st[ST_NLOG] -= 1
+            e = self.log[st[ST_NLOG]]
             q = e & 0x3FF
             self.put(e >> 10, q & 31, q >> 5)
         # After the log, so that a suicided stone (logged with its group) is lifted too.
         self.lift(c, x, y)
-        self.ko = ko
+        st[ST_KO] = ko

@@ -66,7 +66,7 @@ def compare(path):
     assert set(info["aw"]) == {_xy(p) for p in white} and len(info["aw"]) == len(white)
 
     assert len(nodes) == len(main)
-    for mine, node in zip(nodes, main):
+    for mine, node in zip(nodes, main, strict=True):
         assert sorted(mine) == sorted(node.properties())
         for ident in mine:
             assert mine[ident] == [_unescape(v) for v in node.get_raw_list(ident)], ident

