@@ -1,0 +1,102 @@
+"""The Go rules allocate nothing per ordinary move: proven on MicroPython with ``heap_lock``.
+
+On the board a garbage collection pauses everything, the clock path included, so the rules
+core must not feed the collector during play (DESIGN §2). ``micropython.heap_lock()`` makes
+any allocation raise MemoryError. On CPython the lock is a stand-in that does nothing, so
+these tests only prove something on MicroPython, which is where they matter.
+"""
+
+import gc
+
+import micropython
+
+from firmware.rules.go import KO_POSITIONAL, KO_SITUATIONAL, Game
+from firmware.rules.go_board import BLACK, OCCUPIED, SUICIDE, WHITE
+from tests.support import IS_MICROPYTHON, skip
+
+
+def _locked(fn):
+    # Runs fn() with the heap locked; returns the MemoryError raised, or None.
+    micropython.heap_lock()
+    try:
+        fn()
+        err = None
+    except MemoryError as e:
+        err = e
+    micropython.heap_unlock()
+    return err
+
+
+def _opening(game):
+    # Eight non-capturing moves, alternating colours.
+    c = BLACK
+    for x, y in ((3, 3), (15, 15), (3, 15), (15, 3), (9, 9), (10, 10), (2, 5), (16, 13)):
+        game.play(c, x, y)
+        c = 3 - c
+
+
+def test_moves_passes_and_undo_do_not_allocate():
+    game = Game(19)
+    game.play(BLACK, 0, 0)  # warm up: the first call may create cached objects
+    game.undo()
+    results = bytearray(8)
+
+    def play():
+        c = BLACK
+        for i in range(8):
+            x = (3 * i + 3) % 19
+            y = (5 * i + 2) % 19
+            results[i] = game.play(c, x, y)
+            c = 3 - c
+        game.play(c, None, None)
+        game.play(3 - c, None, None)
+        for _ in range(5):
+            game.undo()
+
+    assert _locked(play) is None
+    assert bytes(results) == bytes(8)
+    assert game.ply == 5
+
+
+def test_refused_moves_and_legal_do_not_allocate():
+    game = Game(9)
+    # A black eye at A1: white may not play there (suicide).
+    game.play(BLACK, 1, 0)
+    game.play(WHITE, 5, 5)
+    game.play(BLACK, 0, 1)
+    reasons = bytearray(3)
+
+    def probe():
+        reasons[0] = game.play(WHITE, 0, 0)
+        reasons[1] = game.play(WHITE, 1, 0)
+        reasons[2] = game.legal(WHITE, 4, 4)
+
+    assert _locked(probe) is None
+    assert reasons[0] == SUICIDE
+    assert reasons[1] == OCCUPIED
+    assert reasons[2] == 0
+    assert game.ply == 3
+
+
+def test_superko_rules_do_not_allocate_either():
+    for rule in (KO_POSITIONAL, KO_SITUATIONAL):
+        game = Game(19, rule)
+        game.play(BLACK, 0, 0)
+        game.undo()
+        assert _locked(lambda g=game: _opening(g)) is None
+        assert game.ply == 8
+
+
+def test_a_game_fits_the_rp2040_heap():
+    # The RP2040 port leaves roughly 190 KB of heap to the whole firmware; a 19x19 game with
+    # room for 400 moves must take a small part of it. Measured on the unix port, whose 64-bit
+    # objects are larger than the board's, so this bound is conservative.
+    if not IS_MICROPYTHON:
+        skip("gc.mem_alloc() is MicroPython's measure")
+    gc.collect()
+    before = gc.mem_alloc()
+    game = Game(19)
+    gc.collect()
+    used = gc.mem_alloc() - before
+    assert game.capacity == 400
+    assert used < 16 * 1024, used
