@@ -8,10 +8,15 @@ Start with ``flood``: it grows a region row by row, and is what captures, suicid
 counting all stand on.
 """
 
+import sys
+from array import array
+
 import micropython
 from micropython import const
 
 _MAXN = const(19)
+_MICROPYTHON = sys.implementation.name == "micropython"
+_ITEM_SIZE = {"B": 1, "H": 2, "h": 2, "I": 4, "i": 4}
 
 try:
     ptr32  # viper's pointer casts are built into the MicroPython compiler
@@ -119,8 +124,20 @@ def popcount(v):
     return c
 
 
+def new_array(code, n, byte=0):
+    """An ``array(code)`` of ``n`` items, every byte ``byte``, made without a temporary list.
+
+    A list of ``n`` ints first would cost several times the array on the board's heap.
+    MicroPython fills an array from raw bytes; CPython reads bytes as one item each.
+    """
+    raw = bytes((byte,)) * (n * _ITEM_SIZE[code])
+    if _MICROPYTHON:
+        return array(code, raw)
+    a = array(code)
+    a.frombytes(raw)
+    return a
+
+
 def scratch(n=_MAXN):
     """A region buffer for ``flood``: ``n`` rows plus the two words of its row span."""
-    from array import array
-
-    return array("I", [0] * (n + 2))
+    return new_array("I", n + 2)

@@ -24,7 +24,7 @@ from array import array
 import micropython
 from micropython import const
 
-from firmware.rules.bitboard import ptr16, ptr32
+from firmware.rules.bitboard import new_array, ptr16, ptr32
 from firmware.rules.go_board import (
     BLACK,
     KO_CHECK,
@@ -120,11 +120,11 @@ class Game:
 
     def _alloc(self, capacity):
         self.capacity = capacity
-        self.hist = array("I", [0] * (_REC * (capacity + 1)))
+        self.hist = new_array("I", _REC * (capacity + 1))
         tab = 64
         while tab < 2 * (capacity + 1):  # at most half full: probe chains stay short
             tab <<= 1
-        self.table = array("H", [_FREE] * tab)
+        self.table = new_array("H", tab, 0xFF)
 
     @property
     def size(self):
@@ -234,9 +234,11 @@ class Game:
 
     def legal(self, c, x, y):
         """OK if ``c`` may play at ``(x, y)`` now, else the reason; the game is unchanged."""
+        repeat = self.repeat
         r = self.play(c, x, y)
         if r == OK:
             self.undo()
+            self.repeat = repeat  # the arbiter's report stays about the real last move
         return r
 
     def undo(self):
@@ -294,10 +296,16 @@ class Game:
         self._restart()
 
     def set_to_move(self, c):
-        """Say who moves next (after handicap stones White; SGF ``PL``)."""
+        """Say who moves next (after handicap stones White; SGF ``PL``; GTP's free order)."""
         self.to_move = c
         if self.ply == 0:
             self._restart()
+        else:
+            # The current position now stands with ``c`` to move: what situational superko and
+            # undo read. Re-indexing costs a pass over the history; this is no hot path.
+            r = self.ply * _REC + _TM_SLOT
+            self.hist[r] = (c << 16) | (self.hist[r] & 0xFFFF)
+            self._rebuild_table()
 
     def place_handicap(self, points):
         """Put free handicap stones on an empty board; White moves next. Raises ValueError."""

@@ -11,12 +11,11 @@ exactly. The small words of state (ko, hashes, counts) live in the array ``st`` 
 viper kernel can update them without allocating.
 """
 
-from array import array
 
 import micropython
 from micropython import const
 
-from firmware.rules.bitboard import flood, ptr16, ptr32, scratch
+from firmware.rules.bitboard import flood, new_array, ptr16, ptr32, scratch
 
 EMPTY = const(0)
 BLACK = const(1)
@@ -55,7 +54,7 @@ _LOG_ROOM = const(361)  # a move never removes more stones than this
 def _zobrist_keys():
     # Two independent 30-bit key sets (two 30-bit words make a 60-bit position key, so a
     # false repetition needs two collisions); 30 bits keep every key a small int on the RP2040.
-    keys = array("I", [0] * (4 * _SIDE))
+    keys = new_array("I", 4 * _SIDE)
     s = 0x2545F491
     for i in range(4 * _SIDE):
         s ^= (s << 13) & 0xFFFFFFFF
@@ -191,11 +190,11 @@ class Board:
         if not 2 <= size <= 19:
             raise ValueError("board size must be 2..19, not %d" % size)
         self.size = size
-        self.rows = array("I", [0] * (2 * size))
+        self.rows = new_array("I", 2 * size)
         self.g = scratch(size)
-        self.log = array("H", [0] * max(log_capacity, 2 * _LOG_ROOM))
+        self.log = new_array("H", max(log_capacity, 2 * _LOG_ROOM))
         self.log_limit = len(self.log) - _LOG_ROOM  # above this, grow before the next move
-        self.st = array("I", [0] * _ST_WORDS)
+        self.st = new_array("I", _ST_WORDS)
         self.clear()
 
     def clear(self):
@@ -255,7 +254,7 @@ class Board:
         """Grow the removal log if the next move could overflow it (allocates, rarely)."""
         used = self.st[ST_NLOG]
         if used + _LOG_ROOM > len(self.log):
-            grown = array("H", [0] * (2 * len(self.log)))
+            grown = new_array("H", 2 * len(self.log))
             for i in range(used):
                 grown[i] = self.log[i]
             self.log = grown
