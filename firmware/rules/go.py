@@ -313,9 +313,10 @@ class Game:
             raise ValueError("board not empty")
         if len(points) < 2:
             raise ValueError("a handicap needs at least two stones")
+        n = self.board.size
         seen = []
-        for xy in points:
-            if xy is None or xy in seen:
+        for xy in points:  # all checked before any stone goes down
+            if xy is None or xy in seen or not (0 <= xy[0] < n and 0 <= xy[1] < n):
                 raise ValueError("bad vertex list")
             seen.append(xy)
         for x, y in points:
