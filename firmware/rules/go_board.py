@@ -11,7 +11,6 @@ exactly. The small words of state (ko, hashes, counts) live in the array ``st`` 
 viper kernel can update them without allocating.
 """
 
-
 import micropython
 from micropython import const
 
