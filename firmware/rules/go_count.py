@@ -11,11 +11,9 @@ points: 2¾ stones (000 第十一条, 1979/1988) = 11, 3¾ stones (current rules
 6 points (003 第11条: 黑184子為勝) = 12; handicap games (让先) have none (001).
 """
 
-from array import array
-
 from micropython import const
 
-from firmware.rules.bitboard import flood, popcount, scratch, touches
+from firmware.rules.bitboard import flood, new_array, popcount, scratch, touches
 from firmware.rules.go_board import BLACK, WHITE
 
 KOMI_1988 = const(11)
@@ -35,8 +33,19 @@ class Count:
         self.black_territory = 0
         self.white_territory = 0
         self.shared = 0  # empty points touching both colours (dame, seki)
-        self.regions = []  # (owner, points): owner BLACK, WHITE or 0 (shared or neutral)
-        self.groups = []  # (color, points)
+        # (owner or colour, first row, row masks): expanded into points only when asked for.
+        self._regions = []
+        self._groups = []
+
+    @property
+    def regions(self):
+        """Empty regions as ``(owner, points)``: owner BLACK, WHITE or 0 (shared or neutral)."""
+        return [(owner, _points(lo, masks)) for owner, lo, masks in self._regions]
+
+    @property
+    def groups(self):
+        """Groups of stones (connected, whatever their life) as ``(color, points)``."""
+        return [(c, _points(lo, masks)) for c, lo, masks in self._groups]
 
     @property
     def black_area2(self):
@@ -66,7 +75,7 @@ class Count:
 def count(board, dead=()):
     """Count ``board`` by area with the stones at the points in ``dead`` removed first."""
     n = board.size
-    rows = array("I", [0] * (3 * n))
+    rows = new_array("I", 3 * n)
     for i in range(2 * n):
         rows[i] = board.rows[i]
     for x, y in dead:
@@ -78,25 +87,23 @@ def count(board, dead=()):
         rows[2 * n + y] = full & ~(rows[y] | rows[n + y])
     result = Count(n)
     g = scratch(n)
-    seen = array("I", [0] * n)
+    seen = new_array("I", n)
     for layer in (2, 0, 1):  # empty regions, then black groups, then white groups
         off = layer * n
         for y in range(n):
-            for x in range(n):
-                bit = 1 << x
-                if not rows[off + y] & bit or seen[y] & bit:
-                    continue
+            rest = rows[off + y] & ~seen[y]
+            while rest:
+                x = 0
+                while not rest & (1 << x):
+                    x += 1
                 flood(rows, off, n, g, x, y, 0)
                 lo = g[n]
                 hi = g[n + 1]
-                points = []
                 size = 0
                 for yy in range(lo, hi + 1):
                     seen[yy] |= g[yy]
                     size += popcount(g[yy])
-                    for xx in range(n):
-                        if g[yy] & (1 << xx):
-                            points.append((xx, yy))
+                masks = tuple(g[lo : hi + 1])
                 if layer == 2:
                     b = touches(g, lo, hi, rows, 0, n)
                     w = touches(g, lo, hi, rows, n, n)
@@ -109,15 +116,29 @@ def count(board, dead=()):
                     else:
                         result.shared += size
                         owner = 0
-                    result.regions.append((owner, points))
+                    result._regions.append((owner, lo, masks))
+                elif layer == 0:
+                    result.black_stones += size
+                    result._groups.append((BLACK, lo, masks))
                 else:
-                    c = BLACK if layer == 0 else WHITE
-                    if c == BLACK:
-                        result.black_stones += size
-                    else:
-                        result.white_stones += size
-                    result.groups.append((c, points))
+                    result.white_stones += size
+                    result._groups.append((WHITE, lo, masks))
+                rest = rows[off + y] & ~seen[y]
     return result
+
+
+def _points(lo, masks):
+    out = []
+    y = lo
+    for row in masks:
+        x = 0
+        while row:
+            if row & 1:
+                out.append((x, y))
+            row >>= 1
+            x += 1
+        y += 1
+    return out
 
 
 def _stones_text(q):
