@@ -55,24 +55,6 @@ USAGE = """usage: bench_go.py [--games N] [--passes N] [--sgfmill-games N] [--co
 # ---- paths (the unix port's os has no os.path) ---------------------------------------------
 
 
-def _abspath(path):
-    """Absolute path without '.' and '..' parts (``__file__`` is relative on MicroPython)."""
-    if not path.startswith("/"):
-        path = os.getcwd() + "/" + path
-    parts = []
-    for part in path.split("/"):
-        if part == "..":
-            if parts:
-                parts.pop()
-        elif part and part != ".":
-            parts.append(part)
-    return "/" + "/".join(parts)
-
-
-def _parent(path):
-    return path[: path.rfind("/")] or "/"
-
-
 def _is_dir(path):
     try:
         return os.stat(path)[0] & 0o170000 == 0o040000
@@ -80,10 +62,11 @@ def _is_dir(path):
         return False
 
 
-BENCH = _parent(_abspath(__file__))
-REPO = _parent(BENCH)
-if REPO not in sys.path:
-    sys.path.insert(0, REPO)  # run as a script, sys.path[0] is bench/, not the repository
+# Run as ``micropython -m bench.bench_go`` from the repository root (``make bench``), so the
+# repository is on the path and the test helpers know where it and the shared data are.
+from tests.support import REPO, SHARED  # noqa: E402
+
+BENCH = REPO + "/bench"
 
 from firmware import sgf  # noqa: E402  (first: on CPython the package adds `micropython`)
 from firmware.rules import go_count  # noqa: E402
@@ -209,7 +192,7 @@ def timer_overhead(runs=10000):
 def corpus_dir(opts):
     if opts["corpus"]:
         return opts["corpus"]
-    shared = os.getenv("TENGEN_SHARED") or _parent(REPO) + "/shared"
+    shared = SHARED
     return shared + "/corpus/go"
 
 
