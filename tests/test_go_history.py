@@ -45,3 +45,13 @@ def test_set_to_move_mid_game_is_what_undo_and_situational_superko_see():
     assert game.to_move == BLACK
     r = game.ply * 5 + 2  # the history word of the current ply: side to move << 16 | slot
     assert game.hist[r] >> 16 == BLACK
+
+
+def test_resignation_ends_with_the_other_side_winning():
+    game = Game(9)
+    assert game.play(BLACK, 4, 4) == OK
+    assert game.resign(WHITE) == "B+R"
+    assert game.resigned == WHITE
+    assert game.resign(BLACK) == "W+R"
+    game.clear()
+    assert game.resigned == 0

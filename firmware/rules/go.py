@@ -143,6 +143,7 @@ class Game:
         self.captures = array("H", [0, 0, 0])  # stones taken by [_, black, white]
         self.repeat = -1
         self.passes = 0
+        self.resigned = 0  # the colour that resigned, if one did
         st = self.board.st
         _commit(self.hist, self.table, st[ST_H1], st[ST_H2], 0, BLACK, KO_NONE, 0, 0)
 
@@ -277,6 +278,11 @@ class Game:
         if p == PASS:
             return (c, None, None)
         return (c, p & 31, p >> 5)
+
+    def resign(self, c):
+        """Colour ``c`` resigns (000 第七条二, 中途认输); return the SGF result, ``W+R`` or ``B+R``."""
+        self.resigned = c
+        return ("W" if c == BLACK else "B") + "+R"
 
     # ---- setup ---------------------------------------------------------------------------
 
