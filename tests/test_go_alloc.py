@@ -100,3 +100,30 @@ def test_a_game_fits_the_rp2040_heap():
     used = gc.mem_alloc() - before
     assert game.capacity == 400
     assert used < 16 * 1024, used
+
+
+def test_moves_do_not_even_borrow_heap_memory():
+    # heap_lock() alone is not enough: a locked heap makes MicroPython put a large bytecode
+    # frame on the C stack instead, so a function that borrows its frame from the heap on
+    # every call passes the lock test. mem_total() counts every byte ever allocated.
+    if not hasattr(micropython, "mem_total"):
+        skip("micropython.mem_total() is in MicroPython builds with memory statistics")
+    game = Game(19)
+    _opening(game)  # warm up: first calls may create cached objects
+    for _ in range(8):
+        game.undo()
+    gc.collect()
+    before = micropython.mem_total()
+    # Inline, not through _opening(): a helper's own frame would be counted too.
+    c = BLACK
+    for x, y in ((3, 3), (15, 15), (3, 15), (15, 3), (9, 9), (10, 10), (2, 5), (16, 13)):
+        game.play(c, x, y)
+        c = 3 - c
+    game.play(BLACK, None, None)
+    game.legal(WHITE, 0, 0)
+    game.legal(WHITE, 3, 3)  # occupied
+    for _ in range(9):
+        game.undo()
+    used = micropython.mem_total() - before
+    assert used == 0, used
+    assert game.ply == 0

@@ -2,6 +2,7 @@
 
 from firmware.rules.go import KO_CHINESE, KO_SITUATIONAL, Game
 from firmware.rules.go_board import BLACK, OK, WHITE
+from tests.support import IS_MICROPYTHON, skip
 
 
 def _ko_fight(game):
@@ -55,3 +56,20 @@ def test_resignation_ends_with_the_other_side_winning():
     assert game.resign(BLACK) == "W+R"
     game.clear()
     assert game.resigned == 0
+
+
+def test_viper_copies_of_board_constants_agree():
+    # go.py repeats a few of go_board's constants, because viper folds only its own module's.
+    # MicroPython keeps ``_NAME = const()`` out of the module, so only CPython can compare;
+    # both runtimes compile the same source.
+    if IS_MICROPYTHON:
+        skip("private constants are folded away on MicroPython")
+    from firmware.rules import go, go_board
+
+    assert go._WHITE == go_board.WHITE
+    assert go._PASS == go_board.PASS
+    assert go._SUPERKO == go_board.SUPERKO
+    assert go._ST_KO == go_board.ST_KO
+    assert go._ST_H1 == go_board.ST_H1
+    assert go._ST_H2 == go_board.ST_H2
+    assert go._ST_NLOG == go_board.ST_NLOG

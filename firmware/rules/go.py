@@ -34,9 +34,7 @@ from firmware.rules.go_board import (
     ST_H1,
     ST_H2,
     ST_KO,
-    ST_NLOG,
     SUICIDE_FORBID,
-    SUPERKO,
     WHITE,
     Board,
     play_stone,
@@ -53,7 +51,16 @@ SUICIDE_RULES = ("forbid", "allow", "allow-all")
 # A key for "white to move": situational positions differ from positional ones by it.
 _WHITE_TO_MOVE = const(0x1B873593)
 _FREE = const(0xFFFF)
-_WHITE = const(2)  # go_board.WHITE, as a constant viper code can use
+# go_board's constants again: viper code folds only constants defined in its own module
+# (tests/test_go_history.py checks that the two copies agree).
+_WHITE = const(2)  # WHITE
+_PASS = const(1023)  # PASS
+_SUPERKO = const(5)  # SUPERKO
+_ST_KO = const(0)  # ST_KO
+_ST_H1 = const(1)  # ST_H1
+_ST_H2 = const(2)  # ST_H2
+_ST_NLOG = const(4)  # ST_NLOG
+_NONE = None  # viper tests ``x is None`` only against a named object
 
 # The history is one array of ``_REC`` words per ply j (the position after j moves; ply 0 is
 # the start), each word a small int on the RP2040:
@@ -186,46 +193,54 @@ class Game:
 
     # ---- moves ---------------------------------------------------------------------------
 
-    def play(self, c, x, y):
+    @micropython.viper
+    def play(self, c: int, x, y) -> int:
         """Play colour ``c`` at ``(x, y)`` (``x`` = None passes); return OK or the reason.
 
         A refused move changes nothing. After a legal move under the ``chinese`` rule,
         ``repeat`` is the ply whose position it recreates (-1 if none): the number of moves
         after which that position stood, for the arbiter (000 第二十条三).
+
+        Viper, so that its frame lives on the C stack: a bytecode function with this many
+        locals gets its frame from the heap on every call (measured: 224 B a move).
         """
-        j = self.ply + 1
-        if j > self.capacity:
+        j = int(self.ply) + 1
+        if j > int(self.capacity):
             self._grow()
         b = self.board
-        st = b.st
-        ko_word = st[ST_KO]
-        start = st[ST_NLOG]
-        if x is None:  # step 1: a pass is always legal
-            st[ST_KO] = NO_KO
-            word = (ko_word << 12) | (c << 10) | PASS
-            _commit(self.hist, self.table, st[ST_H1], st[ST_H2], j, 3 - c, KO_NONE, word, start)
-            self.passes += 1
+        st = ptr32(b.st)
+        ko_word = st[_ST_KO]
+        start = st[_ST_NLOG]
+        if x is _NONE:  # step 1: a pass is always legal
+            st[_ST_KO] = 0
+            word = (ko_word << 12) | (c << 10) | _PASS
+            _commit(self.hist, self.table, st[_ST_H1], st[_ST_H2], j, 3 - c, KO_NONE, word, start)
+            self.passes = int(self.passes) + 1
             self.repeat = -1
         else:
-            if start > b.log_limit:
+            ix = int(x)
+            iy = int(y)
+            if start > int(b.log_limit):
                 b.ensure_log_room()
             # Steps 2–5: on the board, empty, simple ko, suicide.
-            r = play_stone(b.rows, b.g, b.log, st, b.size, c, x, y, self._board_rule)
+            r = int(play_stone(b.rows, b.g, b.log, b.st, b.size, c, ix, iy, self._board_rule))
             if r:
                 return r
-            rule = self.ko_rule
-            word = (ko_word << 12) | (c << 10) | (y << 5) | x
-            rep = _commit(self.hist, self.table, st[ST_H1], st[ST_H2], j, 3 - c, rule, word, start)
+            rule = int(self.ko_rule)
+            word = (ko_word << 12) | (c << 10) | (iy << 5) | ix
+            rep = int(
+                _commit(self.hist, self.table, st[_ST_H1], st[_ST_H2], j, 3 - c, rule, word, start)
+            )
             if rep >= 0 and rule >= KO_POSITIONAL:  # step 6: superko
-                b.unplay(c, x, y, start, ko_word)
-                return SUPERKO
+                b.unplay(c, ix, iy, start, ko_word)
+                return _SUPERKO
             self.repeat = rep
             self.passes = 0
-            if st[ST_NLOG] != start:
+            if st[_ST_NLOG] != start:
                 self._count_taken(start, 1)
         self.ply = j
         self.to_move = 3 - c
-        return OK
+        return 0
 
     def _count_taken(self, start, sign):
         b = self.board
@@ -242,31 +257,34 @@ class Game:
             self.repeat = repeat  # the arbiter's report stays about the real last move
         return r
 
-    def undo(self):
-        """Take back the last move; False if there is none."""
-        j = self.ply
+    @micropython.viper
+    def undo(self) -> bool:
+        """Take back the last move; False if there is none. Viper for the reason ``play`` is."""
+        j = int(self.ply)
         if j == 0:
             return False
-        h = self.hist
+        h = ptr32(self.hist)
+        t = ptr16(self.table)
         r = j * _REC
-        self.table[h[r + _TM_SLOT] & 0xFFFF] = _FREE  # last in, first out: chains stay whole
+        t[h[r + _TM_SLOT] & 0xFFFF] = _FREE  # last in, first out: chains stay whole
         word = h[r + _MOVE]
         start = h[r + _LOG]
-        c = (word >> 10) & 3
         p = word & 0x3FF
         b = self.board
-        if p == PASS:
-            b.st[ST_KO] = word >> 12
+        if p == _PASS:
+            ptr32(b.st)[_ST_KO] = word >> 12
         else:
-            self._count_taken(start, -1)
-            b.unplay(c, p & 31, p >> 5, start, word >> 12)
+            if ptr32(b.st)[_ST_NLOG] != start:
+                self._count_taken(start, -1)
+            b.unplay((word >> 10) & 3, p & 31, p >> 5, start, word >> 12)
         self.ply = j - 1
         self.to_move = h[r - _REC + _TM_SLOT] >> 16
-        self.passes = 0
+        passes = 0
         k = j - 1
-        while k > 0 and h[k * _REC + _MOVE] & 0x3FF == PASS:
-            self.passes += 1
+        while k > 0 and (h[k * _REC + _MOVE] & 0x3FF) == _PASS:
+            passes += 1
             k -= 1
+        self.passes = passes
         self.repeat = -1
         return True
 

@@ -72,6 +72,20 @@ def point(x, y):
 
 
 @micropython.viper
+def _toggle(rows, stbuf, n: int, c: int, x: int, y: int, count: int):
+    # Adds (count 1) or removes (count -1) the stone of colour c at (x, y), with its hash keys.
+    r = ptr32(rows)
+    st = ptr32(stbuf)
+    z = ptr32(ZOBRIST)
+    i = (c - 1) * n + y
+    r[i] = r[i] ^ (1 << x)
+    k = (c - 1) * _SIDE + y * _STRIDE + x
+    st[ST_H1] = st[ST_H1] ^ z[k]
+    st[ST_H2] = st[ST_H2] ^ z[_SIDE2 + k]
+    st[ST_STONES] = st[ST_STONES] + count
+
+
+@micropython.viper
 def _take(rows, gbuf, logbuf, stbuf, n: int, c: int) -> int:
     # Lifts the complete group left in ``g`` by flood() and logs each stone; returns the count.
     r = ptr32(rows)
@@ -167,10 +181,7 @@ def play_stone(rows, gbuf, logbuf, stbuf, n: int, c: int, x: int, y: int, rule: 
     if taken == 0 and libs == 0 and not int(flood(rows, own, n, gbuf, x, y, 1)):
         suicide = rule & 3
         if suicide == SUICIDE_FORBID or (suicide == SUICIDE_ALLOW and friends == 0):
-            r[own + y] = r[own + y] & ~bit
-            st[ST_H1] = st[ST_H1] ^ z[k]
-            st[ST_H2] = st[ST_H2] ^ z[_SIDE2 + k]
-            st[ST_STONES] = st[ST_STONES] - 1
+            _toggle(rows, stbuf, n, c, x, y, -1)
             return SUICIDE
         _take(rows, gbuf, logbuf, stbuf, n, c)
         st[ST_KO] = NO_KO
@@ -232,22 +243,13 @@ class Board:
             return WHITE
         return EMPTY
 
-    def _flip(self, c, x, y):
-        # Toggles a stone of colour ``c`` at (x, y) and its hash keys; callers keep ST_STONES.
-        self.rows[(c - 1) * self.size + y] ^= 1 << x
-        k = (c - 1) * _SIDE + y * _STRIDE + x
-        self.st[ST_H1] ^= ZOBRIST[k]
-        self.st[ST_H2] ^= ZOBRIST[_SIDE2 + k]
-
     def put(self, c, x, y):
         """Add a stone of colour ``c`` on an empty point, without captures (setup and undo)."""
-        self._flip(c, x, y)
-        self.st[ST_STONES] += 1
+        _toggle(self.rows, self.st, self.size, c, x, y, 1)
 
     def lift(self, c, x, y):
         """Remove the stone of colour ``c`` at ``(x, y)``."""
-        self._flip(c, x, y)
-        self.st[ST_STONES] -= 1
+        _toggle(self.rows, self.st, self.size, c, x, y, -1)
 
     def ensure_log_room(self):
         """Grow the removal log if the next move could overflow it (allocates, rarely)."""
@@ -264,14 +266,20 @@ class Board:
         self.ensure_log_room()
         return play_stone(self.rows, self.g, self.log, self.st, self.size, c, x, y, rule)
 
-    def unplay(self, c, x, y, log_start, ko):
+    @micropython.viper
+    def unplay(self, c: int, x: int, y: int, log_start: int, ko: int):
         """Undo a move of ``c`` at ``(x, y)``: put back what it removed, lift it, restore ko."""
-        st = self.st
-        while st[ST_NLOG] > log_start:
-            st[ST_NLOG] -= 1
-            e = self.log[st[ST_NLOG]]
-            q = e & 0x3FF
-            self.put(e >> 10, q & 31, q >> 5)
+        rows = self.rows
+        stbuf = self.st
+        n = int(self.size)
+        st = ptr32(stbuf)
+        log = ptr16(self.log)
+        nlog = st[ST_NLOG]
+        while nlog > log_start:
+            nlog -= 1
+            q = log[nlog] & 0x3FF
+            _toggle(rows, stbuf, n, log[nlog] >> 10, q & 31, q >> 5, 1)
+        st[ST_NLOG] = nlog
         # After the log, so that a suicided stone (logged with its group) is lifted too.
-        self.lift(c, x, y)
+        _toggle(rows, stbuf, n, c, x, y, -1)
         st[ST_KO] = ko
