@@ -71,6 +71,7 @@ BENCH = REPO + "/bench"
 from firmware import sgf  # noqa: E402  (first: on CPython the package adds `micropython`)
 from firmware.rules import go_count  # noqa: E402
 from firmware.rules.go import Game  # noqa: E402
+from firmware.rules.go_board import Board  # noqa: E402
 
 # isort: split
 import micropython  # noqa: E402  (built in, or firmware/_mpshim.py on CPython)
@@ -536,6 +537,20 @@ class NullGame:
         return 0
 
 
+class BoardOnly:
+    """Our fast board alone, no history: captures, simple ko, suicide, as sgfmill's Board."""
+
+    def __init__(self):
+        self.board = Board(19)
+        self.play = self.board.play  # timed directly, no wrapper call in between
+
+    def clear(self, size=None):
+        if size is not None and size != self.board.size:
+            self.board = Board(size)
+            self.play = self.board.play
+        self.board.clear()
+
+
 class SgfmillBench:
     """Ours and sgfmill game by game on the first ``ngames`` games, once per pass.
 
@@ -553,7 +568,9 @@ class SgfmillBench:
         self.ours = array("I", [0xFFFFFFFF] * ngames)
         self.mill = array("I", [0xFFFFFFFF] * ngames)
         self.null = array("I", [0xFFFFFFFF] * ngames)
+        self.board = array("I", [0xFFFFFFFF] * ngames)
         self.null_game = NullGame()
+        self.board_only = BoardOnly()
         self.passes = 0
         self.moves = 0
         self.errors = 0
@@ -577,6 +594,8 @@ class SgfmillBench:
             self.slowest = max(self.slowest, mx)
             t_null = play_game(self.null_game, size, moves, self.scratch, lo, hi)[1]
             self.null[g] = min(self.null[g], t_null)
+            t_bo = play_game(self.board_only, size, moves, self.scratch, lo, hi)[1]
+            self.board[g] = min(self.board[g], t_bo)
             if self.passes == 0:
                 self.moves += n
                 self.errors += err
@@ -586,16 +605,19 @@ class SgfmillBench:
         ours = 0
         mill = 0
         null = 0
+        board = 0
         for g in range(self.ngames):
             ours += self.ours[g]
             mill += self.mill[g]
             null += self.null[g]
+            board += self.board[g]
         return {
             "games": self.ngames,
             "moves": self.moves,
             "ours_us": ours,
             "mill_us": mill,
             "null_us": null,
+            "board_us": board,
             "errors": self.errors,
             "mill_slowest_us": self.slowest,
         }
@@ -810,7 +832,8 @@ def report_sgfmill(cmp, where):
         return None
     ours = cmp["ours_us"] / cmp["moves"]
     mill = cmp["mill_us"] / cmp["moves"]
-    ratio = mill / ours
+    board = cmp["board_us"] / cmp["moves"]
+    ratio = mill / board
     print("  sgfmill:   imported from %s" % where)
     print(
         "  games:     the first %d: %d moves on the board (passes left out)"
@@ -820,10 +843,16 @@ def report_sgfmill(cmp, where):
         "  sgfmill:   %7.2f µs per move mean, slowest %d µs (its GC included), %d errors"
         % (mill, cmp["mill_slowest_us"], cmp["errors"])
     )
-    print("  ours:      %7.2f µs per move mean" % ours)
+    print(
+        "  ours:      %7.2f µs per move mean, Board.play: the board alone, like sgfmill's" % board
+    )
+    print(
+        "             %7.2f µs per move mean, Game.play: with history and repetition (x%.1f)"
+        % (ours, mill / ours)
+    )
     null = cmp["null_us"] / cmp["moves"]
     print("  floor:     %7.2f µs per move for a play() that does nothing, in the same loop" % null)
-    print("  ratio:     ours faster by x%.1f" % ratio)
+    print("  ratio:     ours faster by x%.1f (board against board)" % ratio)
     if null > 0:
         print("             (the floor allows at most x%.0f)" % (mill / null))
     print("             (sgfmill checks no ko and allows suicide; ours checks both, and superko)")

@@ -37,7 +37,6 @@ from firmware.rules.go_board import (
     SUICIDE_FORBID,
     WHITE,
     Board,
-    play_stone,
 )
 
 KO_NONE = const(0)
@@ -123,7 +122,8 @@ class Game:
         self.clear()
 
     def _set_board_rule(self):
-        self._board_rule = self.suicide | (KO_CHECK if self.ko_rule != KO_NONE else 0)
+        # What the board enforces itself: the suicide rule, and simple ko unless there is none.
+        self.board.rule = self.suicide | (KO_CHECK if self.ko_rule != KO_NONE else 0)
 
     def _alloc(self, capacity):
         self.capacity = capacity
@@ -142,6 +142,7 @@ class Game:
         """Start again on an empty board (of a new ``size`` if given)."""
         if size is not None and size != self.board.size:
             self.board = Board(size)
+            self._set_board_rule()
         self.board.clear()
         for j in range(self.ply + 1):  # only these slots are in use
             self.table[self.hist[j * _REC + _TM_SLOT] & 0xFFFF] = _FREE
@@ -220,10 +221,7 @@ class Game:
         else:
             ix = int(x)
             iy = int(y)
-            if start > int(b.log_limit):
-                b.ensure_log_room()
-            # Steps 2–5: on the board, empty, simple ko, suicide.
-            r = int(play_stone(b.rows, b.g, b.log, b.st, b.size, c, ix, iy, self._board_rule))
+            r = int(b.play(c, x, y))  # steps 2–5: on the board, empty, simple ko, suicide
             if r:
                 return r
             rule = int(self.ko_rule)

@@ -1,7 +1,7 @@
 """The fast Go board: stones as row bitboards, captures, simple ko, suicide, Zobrist hashes.
 
 Like KataGo's ``Board`` this knows nothing of whose turn it is, of superko or of the move
-history: ``firmware/rules/go.py`` keeps those. Start reading at ``play_stone``.
+history: ``firmware/rules/go.py`` keeps those. Start reading at ``Board.play``.
 
 Layout: ``rows`` holds black rows at ``0..n-1`` and white rows at ``n..2n-1`` (see
 ``bitboard.py``). A point is encoded as ``y << 5 | x`` (x from the left, y from the bottom);
@@ -34,7 +34,7 @@ REASONS = ("legal", "off board", "occupied", "ko", "suicide", "superko")
 SUICIDE_FORBID = const(0)
 SUICIDE_ALLOW = const(1)  # a group of two or more may kill itself; one stone may not
 SUICIDE_ALLOW_ALL = const(2)
-KO_CHECK = const(4)  # added to the suicide rule in ``play_stone``'s ``rule``: enforce simple ko
+KO_CHECK = const(4)  # added to the suicide rule in ``Board.rule``: enforce simple ko
 
 # Words of ``Board.st``.
 ST_KO = const(0)  # color << 10 | point that colour may not play next (simple ko), or NO_KO
@@ -44,6 +44,7 @@ ST_STONES = const(3)
 ST_NLOG = const(4)  # entries used in the removal log
 _ST_WORDS = const(5)
 
+_NONE = None  # viper tests ``x is None`` only against a named object
 _STRIDE = const(19)
 _SIDE = const(361)
 _SIDE2 = const(722)
@@ -118,81 +119,6 @@ def _take(rows, gbuf, logbuf, stbuf, n: int, c: int) -> int:
     return taken
 
 
-@micropython.viper
-def play_stone(rows, gbuf, logbuf, stbuf, n: int, c: int, x: int, y: int, rule: int) -> int:
-    """Play colour ``c`` at ``(x, y)``; return OK or the reason it is refused (board unchanged).
-
-    Steps, as seed 000 第三条–第五条 orders them: the point must be on the board and empty;
-    with ``KO_CHECK`` in ``rule``, not the simple-ko point (000 第二十条一); the stone goes down
-    and every neighbouring enemy group left without liberties is taken (第四条; when both sides
-    are without liberties only the opponent's stones go, 第四条二); if nothing was taken and
-    the stone's own group has no liberty, the move is suicide (禁着点, 第五条) unless the
-    suicide rule (``rule & 3``) allows it, and then the group is taken instead. The stones
-    removed are the log entries from ``st[ST_NLOG]`` before the call; the log must have room
-    for ``_LOG_ROOM`` more.
-    """
-    if x < 0 or y < 0 or x >= n or y >= n:
-        return OFF_BOARD
-    r = ptr32(rows)
-    st = ptr32(stbuf)
-    z = ptr32(ZOBRIST)
-    bit = 1 << x
-    if (r[y] | r[n + y]) & bit:
-        return OCCUPIED
-    p = (y << 5) | x
-    if (rule & KO_CHECK) and ((c << 10) | p) == st[ST_KO]:
-        return KO
-    o = 3 - c
-    own = (c - 1) * n
-    opp = (o - 1) * n
-    r[own + y] = r[own + y] | bit
-    k = (c - 1) * _SIDE + y * _STRIDE + x
-    st[ST_H1] = st[ST_H1] ^ z[k]
-    st[ST_H2] = st[ST_H2] ^ z[_SIDE2 + k]
-    st[ST_STONES] = st[ST_STONES] + 1
-    start = st[ST_NLOG]
-    taken = 0
-    libs = 0  # empty neighbours of the new stone
-    friends = 0  # neighbours of its own colour
-    last = n - 1
-    d = 0
-    while d < 4:
-        xx = x
-        yy = y
-        if d == 0:
-            xx = x - 1
-        elif d == 1:
-            xx = x + 1
-        elif d == 2:
-            yy = y - 1
-        else:
-            yy = y + 1
-        d += 1
-        if xx < 0 or yy < 0 or xx > last or yy > last:
-            continue
-        b = 1 << xx
-        if r[opp + yy] & b:
-            if not int(flood(rows, opp, n, gbuf, xx, yy, 1)):
-                taken += int(_take(rows, gbuf, logbuf, stbuf, n, o))
-        elif r[own + yy] & b:
-            friends += 1
-        else:
-            libs += 1
-    if taken == 0 and libs == 0 and not int(flood(rows, own, n, gbuf, x, y, 1)):
-        suicide = rule & 3
-        if suicide == SUICIDE_FORBID or (suicide == SUICIDE_ALLOW and friends == 0):
-            _toggle(rows, stbuf, n, c, x, y, -1)
-            return SUICIDE
-        _take(rows, gbuf, logbuf, stbuf, n, c)
-        st[ST_KO] = NO_KO
-    elif taken == 1 and friends == 0 and libs == 0:
-        # A ko: one stone taken by a lone stone whose only liberty is the point just emptied.
-        st[ST_KO] = (o << 10) | int(ptr16(logbuf)[start])
-    else:
-        st[ST_KO] = NO_KO
-    return OK
-
-
 class Board:
     """Stones, the removal log, the simple-ko point and the position hash of one board."""
 
@@ -205,6 +131,7 @@ class Board:
         self.log = new_array("H", max(log_capacity, 2 * _LOG_ROOM))
         self.log_limit = len(self.log) - _LOG_ROOM  # above this, grow before the next move
         self.st = new_array("I", _ST_WORDS)
+        self.rule = SUICIDE_FORBID | KO_CHECK  # what ``play`` enforces; go.Game sets its own
         self.clear()
 
     def clear(self):
@@ -261,10 +188,104 @@ class Board:
             self.log = grown
         self.log_limit = len(self.log) - _LOG_ROOM
 
-    def play(self, c, x, y, rule=SUICIDE_FORBID | KO_CHECK):
-        """Play ``c`` at ``(x, y)`` under ``rule`` (see ``play_stone``); OK or the reason."""
-        self.ensure_log_room()
-        return play_stone(self.rows, self.g, self.log, self.st, self.size, c, x, y, rule)
+    @micropython.viper
+    def play(self, c: int, x, y) -> int:
+        """Play colour ``c`` at ``(x, y)``; return OK or the reason it is refused (board unchanged).
+
+        ``x`` None passes, which only lifts the ko ban.
+
+        Steps, as seed 000 第三条–第五条 orders them: the point must be on the board and empty;
+        with ``KO_CHECK`` in ``self.rule``, not the simple-ko point (000 第二十条一); the stone goes down
+        and every neighbouring enemy group left without liberties is taken (第四条; when both sides
+        are without liberties only the opponent's stones go, 第四条二); if nothing was taken and
+        the stone's own group has no liberty, the move is suicide (禁着点, 第五条) unless the
+        suicide rule (``self.rule & 3``) allows it, and then the group is taken instead. The stones
+        removed are the log entries from ``st[ST_NLOG]`` before the call. This is the board
+        alone, with no history: a game's moves go through ``go.Game.play``, which calls this.
+        """
+        stbuf = self.st
+        st = ptr32(stbuf)
+        if x is _NONE:
+            st[ST_KO] = NO_KO
+            return OK
+        if st[ST_NLOG] > int(self.log_limit):
+            self.ensure_log_room()
+        rows = self.rows
+        gbuf = self.g
+        logbuf = self.log
+        n = int(self.size)
+        rule = int(self.rule)
+        px = int(x)
+        py = int(y)
+        if px < 0 or py < 0 or px >= n or py >= n:
+            return OFF_BOARD
+        r = ptr32(rows)
+        z = ptr32(ZOBRIST)
+        bit = 1 << px
+        if (r[py] | r[n + py]) & bit:
+            return OCCUPIED
+        p = (py << 5) | px
+        if (rule & KO_CHECK) and ((c << 10) | p) == st[ST_KO]:
+            return KO
+        o = 3 - c
+        own = (c - 1) * n
+        opp = (o - 1) * n
+        r[own + py] = r[own + py] | bit
+        k = (c - 1) * _SIDE + py * _STRIDE + px
+        st[ST_H1] = st[ST_H1] ^ z[k]
+        st[ST_H2] = st[ST_H2] ^ z[_SIDE2 + k]
+        st[ST_STONES] = st[ST_STONES] + 1
+        start = st[ST_NLOG]
+        taken = 0
+        libs = 0  # empty neighbours of the new stone
+        friends = 0  # neighbours of its own colour
+        last = n - 1
+        d = 0
+        while d < 4:
+            xx = px
+            yy = py
+            if d == 0:
+                xx = px - 1
+            elif d == 1:
+                xx = px + 1
+            elif d == 2:
+                yy = py - 1
+            else:
+                yy = py + 1
+            d += 1
+            if xx < 0 or yy < 0 or xx > last or yy > last:
+                continue
+            b = 1 << xx
+            if r[opp + yy] & b:
+                # Most enemy neighbours have an empty point next to them: alive without a fill.
+                occ = r[yy] | r[n + yy]
+                if xx > 0 and not occ & (b >> 1):
+                    continue
+                if xx < last and not occ & (b << 1):
+                    continue
+                if yy > 0 and not (r[yy - 1] | r[n + yy - 1]) & b:
+                    continue
+                if yy < last and not (r[yy + 1] | r[n + yy + 1]) & b:
+                    continue
+                if not int(flood(rows, opp, n, gbuf, xx, yy, 1)):
+                    taken += int(_take(rows, gbuf, logbuf, stbuf, n, o))
+            elif r[own + yy] & b:
+                friends += 1
+            else:
+                libs += 1
+        if taken == 0 and libs == 0 and not int(flood(rows, own, n, gbuf, px, py, 1)):
+            suicide = rule & 3
+            if suicide == SUICIDE_FORBID or (suicide == SUICIDE_ALLOW and friends == 0):
+                _toggle(rows, stbuf, n, c, px, py, -1)
+                return SUICIDE
+            _take(rows, gbuf, logbuf, stbuf, n, c)
+            st[ST_KO] = NO_KO
+        elif taken == 1 and friends == 0 and libs == 0:
+            # A ko: one stone taken by a lone stone whose only liberty is the point just emptied.
+            st[ST_KO] = (o << 10) | int(ptr16(logbuf)[start])
+        else:
+            st[ST_KO] = NO_KO
+        return OK
 
     @micropython.viper
     def unplay(self, c: int, x: int, y: int, log_start: int, ko: int):
