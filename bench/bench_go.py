@@ -416,7 +416,7 @@ class ReplayBench:
         corpus = self.corpus
         for g in range(len(corpus)):
             if g % CALIB_EVERY == 0:
-                gc.collect()  # Game.play's call frames come from the heap: keep it tidy
+                gc.collect()  # the same tidy heap for every game
                 cal.sample(1)
             moves, tk, lo, hi = corpus.span(g)
             t_all, _, on_board, ref, first, reason, mx = play_game(
@@ -584,7 +584,7 @@ class SgfmillBench:
             moves, _, lo, hi = corpus.span(g)
             size = corpus.size[g]
             # A collection before each side: sgfmill leaves most of the heap full of garbage,
-            # and the allocator's search through it would slow down Game.play's call frames.
+            # and the allocator's search through it would slow down whatever allocates next.
             gc.collect()
             t_board = play_game(self.game, size, moves, self.scratch, lo, hi)[1]
             self.ours[g] = min(self.ours[g], t_board)
@@ -898,7 +898,7 @@ def report_memory(corpus, mem, locked):
                 "  allocator:    %d bytes allocated and freed again by those moves, %.0f per move"
                 % (mem["traffic"], mem["traffic"] / n)
             )
-            print("                (micropython.mem_total(): call frames too big for the C stack)")
+            print("                (micropython.mem_total(): every byte through the allocator)")
     if locked is None:
         print("  heap_lock:    n/a on %s" % name)
     else:
@@ -936,7 +936,7 @@ def report_summary(cal, rep, cnt, ratio):
     if ratio is not None:
         lim = TARGET_SGFMILL_RATIO
         v = "ok" if ratio >= lim else "under"
-        print(row % ("speed vs sgfmill", "x%.1f" % ratio, "(a ratio)", ">= x%d" % lim, v))
+        print(row % ("board vs sgfmill", "x%.1f" % ratio, "(a ratio)", ">= x%d" % lim, v))
     else:
         print("  speed vs sgfmill: not measured")
     if not IS_MICROPYTHON:

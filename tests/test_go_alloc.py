@@ -120,10 +120,15 @@ def test_moves_do_not_even_borrow_heap_memory():
         game.play(c, x, y)
         c = 3 - c
     game.play(BLACK, None, None)
+    game.play(WHITE, 0, 1)  # a capture: Black's A1 stone ...
+    game.play(BLACK, 0, 0)
+    game.play(WHITE, 1, 0)  # ... is taken here
     game.legal(WHITE, 0, 0)
     game.legal(WHITE, 3, 3)  # occupied
-    for _ in range(9):
+    taken = game.captures[WHITE]
+    for _ in range(12):
         game.undo()
     used = micropython.mem_total() - before
     assert used == 0, used
+    assert taken == 1
     assert game.ply == 0

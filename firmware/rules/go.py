@@ -240,11 +240,18 @@ class Game:
         self.to_move = 3 - c
         return 0
 
-    def _count_taken(self, start, sign):
+    @micropython.viper
+    def _count_taken(self, start: int, sign: int):
+        # Credits (sign 1) or debits (-1) the stones logged since ``start`` to their captors.
         b = self.board
-        for k in range(start, b.nlog):
-            owner = b.log[k] >> 10
-            self.captures[3 - owner] += sign
+        log = ptr16(b.log)
+        caps = ptr16(self.captures)
+        end = int(ptr32(b.st)[_ST_NLOG])
+        k = start
+        while k < end:
+            i = 3 - (log[k] >> 10)
+            caps[i] = caps[i] + sign
+            k += 1
 
     def legal(self, c, x, y):
         """OK if ``c`` may play at ``(x, y)`` now, else the reason; the game is unchanged."""

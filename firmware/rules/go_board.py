@@ -188,6 +188,8 @@ class Board:
             self.log = grown
         self.log_limit = len(self.log) - _LOG_ROOM
 
+    # Viper: with Game.play and _commit it took a corpus move from 8.7 µs (bytecode methods)
+    # to about 1.4 µs on the unix port; its frame stays off the heap (see Game.play).
     @micropython.viper
     def play(self, c: int, x, y) -> int:
         """Play colour ``c`` at ``(x, y)``; return OK or the reason it is refused (board unchanged).
