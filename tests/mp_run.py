@@ -15,36 +15,22 @@ import os
 import sys
 import time
 
+# sys.path[0] is this runner's folder; the repository above it holds the tests package.
+sys.path.insert(0, (sys.path[0] or ".") + "/..")
+from tests.support import abspath, parent  # noqa: E402
 
-def _abspath(path):
-    if not path.startswith("/"):
-        path = os.getcwd() + "/" + path
-    parts = []
-    for part in path.split("/"):
-        if part == "..":
-            if parts:
-                parts.pop()
-        elif part and part != ".":
-            parts.append(part)
-    return "/" + "/".join(parts)
-
-
-def _parent(path):
-    return path[: path.rfind("/")] or "/"
-
-
-TESTS = _parent(_abspath(__file__))
-ROOT = _parent(TESTS)
+TESTS = parent(abspath(__file__))
+ROOT = parent(TESTS)
 
 
 def _module_name(path):
     """Import name for a test file: dotted from the repo root, or its base name elsewhere."""
-    path = _abspath(path)
+    path = abspath(path)
     if path.startswith(ROOT + "/"):
         name = path[len(ROOT) + 1 :]
     else:
         # A file outside the repository (a temporary test, say): import it from its folder.
-        sys.path.insert(1, _parent(path))
+        sys.path.insert(1, parent(path))
         name = path[path.rfind("/") + 1 :]
     return name[:-3].replace("/", ".")
 

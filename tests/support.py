@@ -37,7 +37,7 @@ def exists(path):
     return True
 
 
-def _normalize(path):
+def abspath(path):
     """Absolute path without '.' and '..' parts (``__file__`` may be relative on MicroPython)."""
     if not path.startswith("/"):
         path = join(os.getcwd(), path)
@@ -51,13 +51,14 @@ def _normalize(path):
     return "/" + "/".join(parts)
 
 
-def _parent(path):
+def parent(path):
+    """The folder that holds ``path``."""
     return path[: path.rfind("/")] or "/"
 
 
 # Computed once at import, before any test can change the working directory.
-REPO = _parent(_parent(_normalize(__file__)))
-SHARED = os.getenv("TENGEN_SHARED") or join(_parent(REPO), "shared")
+REPO = parent(parent(abspath(__file__)))
+SHARED = os.getenv("TENGEN_SHARED") or join(parent(REPO), "shared")
 
 
 def shared_path(*parts):
