@@ -27,6 +27,19 @@ _COLORS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
 _COLOR_NAMES = ("", "black", "white")
 
 
+# Commands that mean the same in every game; the rest go to gtp_gomoku while Gomoku is played.
+_SHARED = (
+    "protocol_version",
+    "name",
+    "version",
+    "known_command",
+    "list_commands",
+    "quit",
+    "loadsgf",
+    "tengen-game",
+)
+
+
 class GtpError(Exception):
     """A command failed; its message becomes the ``?`` response."""
 
@@ -170,6 +183,7 @@ class Engine:
         # here, not read from game.repeat later: is_legal's trial moves reset that.
         self.repetition = -1
         self.done = False  # set by quit
+        self.gomoku = None  # the Gomoku game while ``tengen-game`` chose a Gomoku variant
 
     def handle(self, line):
         """Answer one command line: ``=id result\\n\\n`` or ``?id message\\n\\n``; None if empty."""
@@ -182,9 +196,18 @@ class Engine:
             ident = words.pop(0)
         if not words:
             return "?%s syntax error (no command after the id)\n\n" % ident
-        method = self.COMMANDS.get(words[0])
-        if method is None:
+        name = words[0]
+        if name not in self.COMMANDS:
             return "?%s unknown command\n\n" % ident
+        method = self.COMMANDS[name]
+        if self.gomoku is not None and name not in _SHARED:
+            from firmware import gtp_gomoku  # loaded only when Gomoku is played
+
+            method = gtp_gomoku.COMMANDS.get(name)
+            if method is None:
+                return "?%s %s is for Go (tengen-game go)\n\n" % (ident, name)
+        elif method is None:
+            return "?%s %s is for Gomoku (tengen-game renju)\n\n" % (ident, name)
         try:
             result = method(self, words[1:])
         except GtpError as e:
@@ -311,7 +334,25 @@ class Engine:
         from firmware import sgf  # only now: the reader's RAM is spent only if it is used
 
         try:
-            game, komi2 = self._replay(sgf, args[0], stop)
+            with open(args[0], "rb") as f:
+                data = f.read()
+        except OSError:
+            raise GtpError("cannot load file")
+        try:
+            nodes = sgf.parse(data)
+            data = None
+            info = sgf.game_info(nodes[0])
+            if self.gomoku is not None:
+                if info["gm"] != 4:
+                    raise sgf.SgfError("GM[%d] is not Gomoku (tengen-game go for Go)" % info["gm"])
+                from firmware import gtp_gomoku
+
+                # Only a fully loaded game replaces the current one (it is small: no gc dance).
+                self.gomoku = gtp_gomoku.load(self.gomoku.variant, sgf, nodes, info, stop)
+                return _COLOR_NAMES[self.gomoku.to_move]
+            if info["gm"] == 4:
+                raise sgf.SgfError("GM[4] is Gomoku: choose it first with tengen-game renju")
+            game, komi2 = self._replay(sgf, nodes, info, stop)
         except sgf.SgfError as e:
             raise GtpError("cannot load file (%s)" % e)
         self.game = game  # only a fully loaded game replaces the current one
@@ -319,20 +360,12 @@ class Engine:
         self.repetition = game.repeat
         return _COLOR_NAMES[game.to_move]
 
-    def _replay(self, sgf, path, stop):
-        """A new Game and komi from the SGF file, replayed up to move ``stop``; SgfError if not.
+    def _replay(self, sgf, nodes, info, stop):
+        """A new Game and komi from a parsed SGF file, replayed up to move ``stop``; SgfError if not.
 
-        The file's bytes and nodes are dropped before the new Game is allocated: on the board
-        the old game, the parsed file and the new game would not fit in RAM together.
+        The nodes are dropped before the new Game is allocated: on the board the old game, the
+        parsed file and the new game would not fit in RAM together.
         """
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError:
-            raise GtpError("cannot load file")
-        nodes = sgf.parse(data)
-        data = None
-        info = sgf.game_info(nodes[0])
         if info["gm"] != 1:
             raise sgf.SgfError("GM[%d] is not a game of Go" % info["gm"])
         size = info["size"]
@@ -467,6 +500,32 @@ class Engine:
         self.game.set_ko_rule(KO_RULES.index(name))
         return ""
 
+    def cmd_tengen_game(self, args):
+        """Choose the game: ``go`` (19x19) or a Gomoku variant (15x15); bare, report it."""
+        if not args:
+            if self.gomoku is None:
+                return "go"
+            from firmware.rules.gomoku import VARIANTS
+
+            return VARIANTS[self.gomoku.variant]
+        _want(args, 1)
+        name = args[0].lower()
+        if name == "go":
+            self.gomoku = None
+            self.game = Game(19, self.game.ko_rule, self.game.suicide)
+            self.repetition = -1
+            return ""
+        from firmware.rules.gomoku import VARIANTS
+
+        if name not in VARIANTS:
+            raise GtpError("syntax error (game must be go %s)" % " ".join(VARIANTS))
+        from firmware import gtp_gomoku
+
+        self.gomoku = None
+        gc.collect()
+        gtp_gomoku.new_game(self, VARIANTS.index(name))
+        return ""
+
     def cmd_tengen_repetition(self, args):
         """After a move that recreated an earlier position (chinese rule): that position's ply."""
         _want(args, 0)
@@ -496,6 +555,8 @@ class Engine:
         "final_score": cmd_final_score,
         "tengen-ko_rule": cmd_tengen_ko_rule,
         "tengen-repetition": cmd_tengen_repetition,
+        "tengen-game": cmd_tengen_game,
+        "tengen-forbidden": None,  # Gomoku only: firmware/gtp_gomoku.py answers it
     }
 
 
@@ -524,4 +585,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    # Run the copy imported as firmware.gtp, not this __main__ one: gtp_gomoku raises that
+    # module's GtpError, which handle() must recognise.
+    from firmware import gtp
+
+    gtp.main()

@@ -244,7 +244,8 @@ def game_info(root):
     v = _first(root, "SZ")
     if v is not None and ":" in v:
         raise SgfError("rectangular board SZ[%s] is not supported" % v)
-    size = _int(root, "SZ", 19)
+    gm = _int(root, "GM", 1)
+    size = _int(root, "SZ", 15 if gm == 4 else 19)  # Renju's board is 15x15 (seed 002 第一条)
     if not 1 <= size <= 52:
         raise SgfError("board size SZ[%d] is outside 1..52" % size)
     v = _first(root, "PL")
@@ -255,7 +256,7 @@ def game_info(root):
         "size": size,
         "komi": _first(root, "KM"),
         "handicap": _int(root, "HA", 0),
-        "gm": _int(root, "GM", 1),
+        "gm": gm,
         "ab": _points(root.get("AB", ()), size),
         "aw": _points(root.get("AW", ()), size),
         "pl": pl,

@@ -80,3 +80,23 @@ def marked(diagram, mark="*"):
     if len(found) != 1:
         raise ValueError("%d points marked %r" % (len(found), mark))
     return found[0]
+
+
+def gomoku_from(diagram, variant=0, claims=0, to_move=BLACK):
+    """A new ``Gomoku`` (Renju by default) set up with ``diagram``, ``to_move`` to play."""
+    from firmware.rules.gomoku import Gomoku
+
+    rows = rows_of(diagram)
+    n = len(rows)
+    black = []
+    white = []
+    for i, row in enumerate(rows):
+        for x, ch in enumerate(row):
+            c = _STONES.get(ch, EMPTY)
+            if c == BLACK:
+                black.append((x, n - 1 - i))
+            elif c == WHITE:
+                white.append((x, n - 1 - i))
+    game = Gomoku(variant, size=n, claims=claims)
+    game.setup(black, white, to_move)
+    return game

@@ -1,24 +1,26 @@
-"""Names of points: GTP vertices for Go (``D4``; columns skip ``I``), SGF letters.
+"""Names of points: vertices (``D4``; Go's columns skip ``I``, Gomoku's do not), SGF letters.
 
 Internally a point is ``(x, y)`` with x from the left and y from the bottom (row 1).
 """
 
 GO_COLUMNS = "ABCDEFGHJKLMNOPQRST"
+# Seed 002 第一条1: the 15 columns are A–O from the left, no letter skipped (H8 is 天元).
+GOMOKU_COLUMNS = "ABCDEFGHIJKLMNOPQRS"
 
 
-def vertex(x, y):
-    """The GTP name of ``(x, y)``, e.g. ``(3, 3)`` → ``D4``."""
-    return GO_COLUMNS[x] + str(y + 1)
+def vertex(x, y, columns=GO_COLUMNS):
+    """The name of ``(x, y)``, e.g. ``(3, 3)`` → ``D4``; pass GOMOKU_COLUMNS for Gomoku."""
+    return columns[x] + str(y + 1)
 
 
-def parse_vertex(text, size):
-    """``(x, y)`` of a GTP vertex, or ``None`` for ``pass``; ValueError if not on the board."""
+def parse_vertex(text, size, columns=GO_COLUMNS):
+    """``(x, y)`` of a vertex, or ``None`` for ``pass``; ValueError if not on the board."""
     t = text.strip().upper()
     if t == "PASS":
         return None
-    if len(t) < 2 or t[0] not in GO_COLUMNS:
+    if len(t) < 2 or t[0] not in columns:
         raise ValueError("not a vertex: %r" % text)
-    x = GO_COLUMNS.index(t[0])
+    x = columns.index(t[0])
     digits = t[1:]
     for ch in digits:
         if ch not in "0123456789":
