@@ -767,9 +767,10 @@ def verdict(value, limit):
     return "ok" if value <= limit else "over"
 
 
-def report_calibration(cal, overhead, start_us):
+def report_calibration(cal, overhead, start_us, unit="move", title="DESIGN.md section 3"):
+    """Section 1 of a bench report: the calibration loop and the RP2040 rule it gives."""
     scale = cal.scale()
-    section("1. Calibration (DESIGN.md section 3)")
+    section("1. Calibration (%s)" % title)
     print(
         "  calib() loop:  %d µs, the fastest of %d samples taken all through the run"
         % (cal.best, cal.samples)
@@ -780,7 +781,7 @@ def report_calibration(cal, overhead, start_us):
         % (CALIB_RP2040_MS, cal.best, scale * 1000)
     )
     print("  timer:         an empty ticks_us interval reads %.2f µs on average" % overhead)
-    print("                 (included in every per-move figure, not subtracted)")
+    print("                 (included in every per-%s figure, not subtracted)" % unit)
 
 
 def report_replay(corpus, root, load_s, rep, scale):
@@ -944,20 +945,23 @@ def report_summary(cal, rep, cnt, ratio):
     print("  The targets are information: this benchmark never fails the build.")
 
 
+def start(what, how_long):
+    """Print the banner, calibrate: ``(calibration, first calib µs, timer overhead µs)``."""
+    impl = sys.implementation
+    version = ".".join([str(v) for v in impl.version[:3]])
+    print("Tengen %s benchmark on %s %s" % (what, impl.name, version))
+    if not IS_MICROPYTHON:
+        print("(CPython: for comparison only; the RP2040 rule is meant for the unix port)")
+    print("Measuring: %s on the unix port ..." % how_long)
+    cal = Calibration()
+    cal.sample(9)
+    return cal, cal.best, timer_overhead()
+
+
 def main():
     opts = parse_args(sys.argv)
     passes = opts["passes"]
-    impl = sys.implementation
-    version = ".".join([str(v) for v in impl.version[:3]])
-    print("Tengen Go rules benchmark on %s %s" % (impl.name, version))
-    if not IS_MICROPYTHON:
-        print("(CPython: for comparison only; the RP2040 rule is meant for the unix port)")
-    print("Measuring: about 10 s for the whole corpus on the unix port ...")
-
-    cal = Calibration()
-    cal.sample(9)
-    start_us = cal.best
-    overhead = timer_overhead()
+    cal, start_us, overhead = start("Go rules", "about 10 s for the whole corpus")
 
     root = corpus_dir(opts)
     corpus = rep = cnt = cmp = None

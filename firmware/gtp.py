@@ -170,6 +170,23 @@ def star_points(n):
     return points
 
 
+def diagram(board, columns, stars):
+    """The board as text lines: column letters, rows from the top (X, O, + star, .), letters."""
+    n = board.size
+    letters = "   " + " ".join(columns[:n])
+    lines = [letters]
+    for y in range(n - 1, -1, -1):
+        row = []
+        for x in range(n):
+            c = board.color_at(x, y)
+            row.append(
+                "X" if c == BLACK else "O" if c == WHITE else "+" if (x, y) in stars else "."
+            )
+        lines.append("%2d %s %d" % (y + 1, " ".join(row), y + 1))
+    lines.append(letters)
+    return lines
+
+
 # ---- the engine ------------------------------------------------------------------------------
 
 
@@ -429,23 +446,7 @@ class Engine:
         """ASCII diagram: X black, O white, + star points, captures below."""
         _want(args, 0)
         g = self.game
-        b = g.board
-        n = b.size
-        stars = star_points(n)
-        letters = "   " + " ".join(GO_COLUMNS[:n])
-        lines = [letters]
-        for y in range(n - 1, -1, -1):
-            row = []
-            for x in range(n):
-                c = b.color_at(x, y)
-                if c == BLACK:
-                    row.append("X")
-                elif c == WHITE:
-                    row.append("O")
-                else:
-                    row.append("+" if (x, y) in stars else ".")
-            lines.append("%2d %s %d" % (y + 1, " ".join(row), y + 1))
-        lines.append(letters)
+        lines = diagram(g.board, GO_COLUMNS, star_points(g.size))
         lines.append(
             "Captures: black (X) %d, white (O) %d" % (g.captures[BLACK], g.captures[WHITE])
         )

@@ -8,7 +8,7 @@ the foul's kind when Black's forbidden move lost) or ``draw`` once the game is d
 
 import gc
 
-from firmware.gtp import _COLOR_NAMES, GtpError, _color, _int, _want
+from firmware.gtp import _COLOR_NAMES, GtpError, _color, _int, _want, diagram
 from firmware.rules.coords import GOMOKU_COLUMNS, parse_vertex, vertex
 from firmware.rules.gomoku import (
     DRAW,
@@ -92,20 +92,7 @@ def cmd_showboard(engine, args):
     """ASCII diagram: X black, O white, + star points, then the variant, move and result."""
     _want(args, 0)
     game = engine.gomoku
-    b = game.board
-    n = b.size
-    stars = _STARS if n == 15 else ()
-    letters = "   " + " ".join(GOMOKU_COLUMNS[:n])
-    lines = [letters]
-    for y in range(n - 1, -1, -1):
-        row = []
-        for x in range(n):
-            c = b.color_at(x, y)
-            row.append(
-                "X" if c == BLACK else "O" if c == WHITE else "+" if (x, y) in stars else "."
-            )
-        lines.append("%2d %s %d" % (y + 1, " ".join(row), y + 1))
-    lines.append(letters)
+    lines = diagram(game.board, GOMOKU_COLUMNS, _STARS if game.size == 15 else ())
     state = outcome(game) or "%s to play" % _COLOR_NAMES[game.to_move]
     lines.append("%s, move %d, %s" % (VARIANTS[game.variant], game.ply, state))
     return "\n" + "\n".join(lines)

@@ -66,6 +66,20 @@ def shared_path(*parts):
     return join(SHARED, *parts)
 
 
+def locked(fn):
+    """Run ``fn()`` with the heap locked; the MemoryError it raised, or None."""
+    import micropython  # built in, or firmware/_mpshim.py on CPython
+
+    micropython.heap_lock()
+    try:
+        fn()
+        err = None
+    except MemoryError as e:
+        err = e
+    micropython.heap_unlock()
+    return err
+
+
 def skip(msg):
     """Skip the current test (or, called at import, the whole module) on either runtime."""
     if IS_MICROPYTHON:

@@ -12,19 +12,7 @@ import micropython
 
 from firmware.rules.go import KO_POSITIONAL, KO_SITUATIONAL, Game
 from firmware.rules.go_board import BLACK, OCCUPIED, SUICIDE, WHITE
-from tests.support import IS_MICROPYTHON, skip
-
-
-def _locked(fn):
-    # Runs fn() with the heap locked; returns the MemoryError raised, or None.
-    micropython.heap_lock()
-    try:
-        fn()
-        err = None
-    except MemoryError as e:
-        err = e
-    micropython.heap_unlock()
-    return err
+from tests.support import IS_MICROPYTHON, locked, skip
 
 
 def _opening(game):
@@ -53,7 +41,7 @@ def test_moves_passes_and_undo_do_not_allocate():
         for _ in range(5):
             game.undo()
 
-    assert _locked(play) is None
+    assert locked(play) is None
     assert bytes(results) == bytes(8)
     assert game.ply == 5
 
@@ -71,7 +59,7 @@ def test_refused_moves_and_legal_do_not_allocate():
         reasons[1] = game.play(WHITE, 1, 0)
         reasons[2] = game.legal(WHITE, 4, 4)
 
-    assert _locked(probe) is None
+    assert locked(probe) is None
     assert reasons[0] == SUICIDE
     assert reasons[1] == OCCUPIED
     assert reasons[2] == 0
@@ -83,7 +71,7 @@ def test_superko_rules_do_not_allocate_either():
         game = Game(19, rule)
         game.play(BLACK, 0, 0)
         game.undo()
-        assert _locked(lambda g=game: _opening(g)) is None
+        assert locked(lambda g=game: _opening(g)) is None
         assert game.ply == 8
 
 

@@ -367,6 +367,47 @@ def test_the_false_double_three_hinges_on_its_completion_point():
     assert game.board.forbidden(*v("F6", 11)) == DOUBLE_FOUR
 
 
+def test_a_check_that_runs_out_of_stack_leaves_the_board_intact():
+    # The recursion puts trial stones on the rows; if the stack runs out among them the
+    # board must come back exactly, with the verdict of a shallower look or an error.
+    diagram = dict((n, d) for n, k, d in SHAPES)["false_double_three"]
+    board = gomoku_from(diagram).board
+    at = marked(diagram)
+    rows = list(board.rows)
+
+    def probe(depth):
+        if depth:
+            return probe(depth - 1)
+        return board.forbidden(*at)
+
+    def fails(depth):
+        try:
+            probe(depth)
+        except RuntimeError:  # CPython's RecursionError is one too
+            return True
+        finally:
+            assert list(board.rows) == rows, "rows changed at depth %d" % depth
+        return False
+
+    lo, hi = 1, 2
+    while not fails(hi):
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:  # the shallowest recursion that fails
+        mid = (lo + hi) // 2
+        if fails(mid):
+            hi = mid
+        else:
+            lo = mid
+    for depth in range(max(1, lo - 60), hi + 1):
+        try:
+            assert probe(depth) == NOT_FORBIDDEN
+        except RuntimeError:
+            pass
+        assert list(board.rows) == rows
+    assert board.shallow > 0  # the second, shallower look did run
+    assert board.forbidden(*at) == NOT_FORBIDDEN
+
+
 def test_forbidden_shapes_hold_in_every_orientation():
     # The same verdicts after turning and mirroring each diagram: all four lines are judged.
     for name_, kind, diagram in SHAPES:

@@ -3,9 +3,7 @@
 Vertices are seed 002's: columns A–O with no skipped letter, rows from 1 at the bottom.
 """
 
-import os
-
-from tests.test_gtp import fail, new, ok, temp_sgf
+from tests.test_gtp import _load, fail, new, ok
 
 
 def test_tengen_game_switches_and_reports():
@@ -74,14 +72,6 @@ def test_undo_and_clear_board():
     ok(e, "boardsize 19")
     assert "19 . . ." in ok(e, "showboard")
     assert fail(e, "boardsize 4") == "unacceptable size"
-
-
-def _load(e, text, *more):
-    path = temp_sgf(text)
-    try:
-        return e.handle(" ".join(("loadsgf", path) + more))
-    finally:
-        os.remove(path)
 
 
 def test_loadsgf_reads_gm4_setup_and_moves():

@@ -117,6 +117,16 @@ def touches(g, lo, hi, rows, off, n):
     return 0
 
 
+def color_at(rows, n, x, y):
+    """0 (empty), 1 (black) or 2 (white) at ``(x, y)`` of the two layers ``rows[0:2n]``."""
+    bit = 1 << x
+    if rows[y] & bit:
+        return 1
+    if rows[n + y] & bit:
+        return 2
+    return 0
+
+
 def popcount(v):
     """Number of set bits in a row word."""
     c = 0

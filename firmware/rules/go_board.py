@@ -14,7 +14,7 @@ viper kernel can update them without allocating.
 import micropython
 from micropython import const
 
-from firmware.rules.bitboard import flood, new_array, ptr16, ptr32, scratch
+from firmware.rules.bitboard import color_at, flood, new_array, ptr16, ptr32, scratch
 
 EMPTY = const(0)
 BLACK = const(1)
@@ -163,12 +163,7 @@ class Board:
 
     def color_at(self, x, y):
         """EMPTY, BLACK or WHITE at ``(x, y)``."""
-        bit = 1 << x
-        if self.rows[y] & bit:
-            return BLACK
-        if self.rows[self.size + y] & bit:
-            return WHITE
-        return EMPTY
+        return color_at(self.rows, self.size, x, y)
 
     def put(self, c, x, y):
         """Add a stone of colour ``c`` on an empty point, without captures (setup and undo)."""

@@ -11,7 +11,7 @@ Layout as Go's (``bitboard.py``): black rows at ``0..n-1``, white rows at ``n..2
 import micropython
 from micropython import const
 
-from firmware.rules.bitboard import new_array, ptr8, ptr32
+from firmware.rules.bitboard import color_at, new_array, ptr8, ptr32
 
 EMPTY = const(0)
 BLACK = const(1)
@@ -38,6 +38,8 @@ _W = const(2)
 _EDGE = const(3)
 _P = const(6)
 _LEN = const(12)
+_LIMIT = const(12)  # levels of completion points the recursion looks through
+_LIMIT_LOW = const(4)  # the second try when the C stack ran out at _LIMIT
 # dx + 1, dy + 1 of the four lines: row, column, both diagonals (bytes, so viper can index
 # them). Stored plus one because viper loads through a pointer unsigned: a -1 in an
 # array("i") reads as 2**32 - 1 on the 64-bit unix port (it only wraps to -1 on the RP2040).
@@ -75,6 +77,19 @@ def _runs(w: int) -> int:
         out |= FIVE
     if f & (w >> 5) & 0x3F:  # six in a row through bit 5
         out |= LONG
+    return out
+
+
+@micropython.viper
+def _lines(rows, off: int, n: int, x: int, y: int) -> int:
+    # ``lines()``'s loop in viper: as a bytecode method its frame was too big for MicroPython
+    # to keep on the C stack, 208 bytes borrowed from the heap a call (mem_total, unix port).
+    d = ptr8(_DIRS)
+    out = 0
+    i = 0
+    while i < 8:
+        out |= int(_runs(_gather(rows, off, n, x, y, d[i] - 1, d[i + 1] - 1)))
+        i += 2
     return out
 
 
@@ -173,7 +188,9 @@ def _three_here(lb) -> int:
     # The point(s) that would turn a three through the point into an open four, as line
     # indices ``a | b << 4`` (0: no three). Both ends of the four must stay open and not
     # become an overline. Whether the three is live still depends on those points not being
-    # forbidden themselves (the caller recurses). Piskvork's A3, ported cell for cell.
+    # forbidden themselves (the caller recurses). Piskvork's A3, ported cell for cell. The
+    # window tally is written out here and in _fours_here: a viper call per window would
+    # cost more than the rest of the check.
     b = ptr8(lb)
     s = 3
     while s <= _P:
@@ -207,12 +224,16 @@ def _three_here(lb) -> int:
 
 
 @micropython.viper
-def _foul(rows, n: int, lb, x: int, y: int, five: int) -> int:
+def _foul(rows, n: int, lb, x: int, y: int, depth: int, limit: int) -> int:
     """What a black stone at empty ``(x, y)`` is: NOT_FORBIDDEN or the forbidden kind.
 
-    ``five`` is returned when the stone makes an exact five: 0 at the top (five wins, 第十条
-    1(2) 末句), 1 inside the recursion, where a point that completes a five is not taken as a
-    way to make an open four (Piskvork's judge, the reference the tests compare with).
+    ``depth`` is 0 at the top and counts the completion points looked at below it. An exact
+    five is NOT_FORBIDDEN at the top (five wins: 第十条1(2) 末句); inside the recursion a
+    point that completes a five is not taken as a way to make an open four, as in Piskvork's
+    judge and Wenzhe Lu's ForbiddenPointFinder (the tests compare with the former): the
+    computer referees agree on it, although a literal reading of 第二条4 could count it.
+    Below ``limit`` levels a completion point counts as playable: the C stack of the RP2040
+    is small, and no position met, random or built to be deep, needs more than 7 levels.
     """
     r = ptr32(rows)
     d = ptr8(_DIRS)
@@ -234,23 +255,36 @@ def _foul(rows, n: int, lb, x: int, y: int, five: int) -> int:
         i += 1
     result = 0
     if made_five:
-        result = five
+        result = 1 if depth else 0
     elif longs:
         result = OVERLINE
     elif fours >= 2:
         result = DOUBLE_FOUR
     elif threes:
         # 三三禁手 counts live threes only: a three is live if one of its completion points
-        # is not itself forbidden with this stone on the board (the recursive rule).
+        # is not itself forbidden with this stone on the board (the recursive rule). Only a
+        # point with threes on two lines or more can be a double-three, so the completion
+        # points are looked at only while two live lines are still possible.
+        rest = 0  # lines with a three not looked at yet
+        i = 0
+        while i < 32:
+            if (threes >> i) & 0xFF:
+                rest += 1
+            i += 8
         live = 0
         i = 0
-        while i < 4 and live < 2:
+        while i < 4 and live < 2 and live + rest >= 2:
             t = (threes >> (8 * i)) & 0xFF
+            if t:
+                rest -= 1
             dx = d[2 * i] - 1
             dy = d[2 * i + 1] - 1
             while t:
                 c = (t & 15) - _P
-                if int(_foul(rows, n, lb, x + c * dx, y + c * dy, 1)) == 0:
+                if depth >= limit:
+                    live += 1
+                    break
+                if int(_foul(rows, n, lb, x + c * dx, y + c * dy, depth + 1, limit)) == 0:
                     live += 1
                     break
                 t = t >> 4
@@ -259,6 +293,26 @@ def _foul(rows, n: int, lb, x: int, y: int, five: int) -> int:
             result = DOUBLE_THREE
     r[y] = r[y] & ~bit
     return result
+
+
+@micropython.native
+def _judge(rows, n, lb, x, y):
+    # _foul from the top, or -1 if the C stack ran out (RuntimeError: maximum recursion
+    # depth). Native, not viper or bytecode: here the try costs no heap memory.
+    try:
+        return _foul(rows, n, lb, x, y, 0, _LIMIT)
+    except RuntimeError:
+        return -1
+
+
+@micropython.viper
+def _copy(dst, src, n: int):
+    d = ptr32(dst)
+    s = ptr32(src)
+    i = 0
+    while i < n:
+        d[i] = s[i]
+        i += 1
 
 
 @micropython.viper
@@ -309,27 +363,27 @@ class GomokuBoard:
             raise ValueError("board size must be 5..19, not %d" % size)
         self.size = size
         self.rows = new_array("I", 2 * size)
+        self.saved = new_array("I", 2 * size)  # the rows as put/lift left them (see _judge)
         self.lb = bytearray(_LEN)
         self.stones = 0
+        self.shallow = 0  # checks that had to be run again less deep (C stack exhausted)
 
     def clear(self):
         """Empty the board."""
         for i in range(2 * self.size):
             self.rows[i] = 0
+            self.saved[i] = 0
         self.stones = 0
 
     def color_at(self, x, y):
         """EMPTY, BLACK or WHITE."""
-        bit = 1 << x
-        if self.rows[y] & bit:
-            return BLACK
-        if self.rows[self.size + y] & bit:
-            return WHITE
-        return EMPTY
+        return color_at(self.rows, self.size, x, y)
 
     def put(self, c, x, y):
         """Place a stone of colour ``c`` on an empty point."""
-        self.rows[(c - 1) * self.size + y] |= 1 << x
+        i = (c - 1) * self.size + y
+        self.rows[i] |= 1 << x
+        self.saved[i] = self.rows[i]
         self.stones += 1
 
     def lift(self, x, y):
@@ -340,6 +394,8 @@ class GomokuBoard:
             self.stones -= 1
         self.rows[y] &= ~bit
         self.rows[n + y] &= ~bit
+        self.saved[y] = self.rows[y]
+        self.saved[n + y] = self.rows[n + y]
 
     def full(self):
         """True when no point is empty."""
@@ -347,12 +403,7 @@ class GomokuBoard:
 
     def lines(self, c, x, y):
         """FIVE and/or LONG for the runs of colour ``c`` through its stone on ``(x, y)``."""
-        off = (c - 1) * self.size
-        n = self.size
-        out = 0
-        for i in range(0, 8, 2):
-            out |= _runs(_gather(self.rows, off, n, x, y, _DIRS[i] - 1, _DIRS[i + 1] - 1))
-        return out
+        return _lines(self.rows, (c - 1) * self.size, self.size, x, y)
 
     def has_five(self, c, exact):
         """True if colour ``c`` has a five anywhere (``exact``: exactly five)."""
@@ -360,7 +411,19 @@ class GomokuBoard:
 
     def forbidden(self, x, y):
         """NOT_FORBIDDEN, or why a black stone on empty ``(x, y)`` is forbidden (Renju)."""
-        return _foul(self.rows, self.size, self.lb, x, y, 0)
+        k = _judge(self.rows, self.size, self.lb, x, y)
+        return k if k >= 0 else self._again(x, y)
+
+    def _again(self, x, y):
+        # The C stack ran out deep in the recursion (the caller's own stack counts too),
+        # which left trial stones on the rows: put the rows back and look less deep.
+        _copy(self.rows, self.saved, 2 * self.size)
+        self.shallow += 1
+        try:
+            return _foul(self.rows, self.size, self.lb, x, y, 0, _LIMIT_LOW)
+        except RuntimeError:
+            _copy(self.rows, self.saved, 2 * self.size)  # the board stays right; the
+            raise  # caller has no stack left to go on with
 
     def forbidden_points(self):
         """``[(x, y, kind), ...]`` of every empty point where Black may not play, by rows."""
@@ -371,7 +434,9 @@ class GomokuBoard:
             taken = rows[y] | rows[n + y]
             for x in range(n):
                 if not (taken >> x) & 1:
-                    k = _foul(rows, n, self.lb, x, y, 0)
+                    k = _judge(rows, n, self.lb, x, y)
+                    if k < 0:
+                        k = self._again(x, y)
                     if k:
                         out.append((x, y, k))
         return out
