@@ -346,6 +346,45 @@ SHAPES = (
     X . . . . . . . . . .
 """,
     ),
+    (
+        # The row three E8 F8 . * can become an open four only at G8, which also completes
+        # the five G4-G8. The computer referees (Piskvork's judge, Wenzhe Lu's) do not take a
+        # five point as the way to a live four, so this is one live three (the column) and
+        # legal; a literal reading of 第二条4 could call it 三三. Black would win at G8 anyway.
+        "five_completion",
+        NOT_FORBIDDEN,
+        """
+    . . . . . . . . . . .
+    . . . . . . . X . . .
+    . . . . . . . X . . .
+    . . . . X X . * . . .
+    . . . . . . X . . . .
+    . . . . . . X . . . .
+    . . . . . . X . . . .
+    . . . . . . X . . . .
+    . . . . . . . . . . .
+    . . . . . . . . . . .
+    . . . . . . . . . . .
+""",
+    ),
+    (
+        # The same without the column G: G8 is an ordinary open-four point, so 三三.
+        "five_completion_without_the_five",
+        DOUBLE_THREE,
+        """
+    . . . . . . . . . . .
+    . . . . . . . X . . .
+    . . . . . . . X . . .
+    . . . . X X . * . . .
+    . . . . . . . . . . .
+    . . . . . . . . . . .
+    . . . . . . . . . . .
+    . . . . . . . . . . .
+    . . . . . . . . . . .
+    . . . . . . . . . . .
+    . . . . . . . . . . .
+""",
+    ),
 )
 
 
