@@ -24,6 +24,7 @@ from micropython import const
 
 from firmware.clock import cues, ticks
 from firmware.clock.control import (
+    ABSOLUTE,
     BRONSTEIN,
     CANADIAN,
     CHINESE,
@@ -313,15 +314,19 @@ class Clock:
         if side != self.running:
             return WRONG_SIDE
         e = self.used + ticks.diff(at, self.seg)
-        if e < self.used:  # stamped before the clock last ran (a pause): as at that moment
+        if e < self.used:  # stamped before the clock last ran (a pause): as at that moment,
             e = self.used
+            at = self.seg  # and the other clock starts then too: the pause is nobody's time
         if e >= self.limit:
             self._flag()
             return LATE
-        if free_ms and self.free_captures and e - free_ms > self.main[side]:
+        m = self.main[side]
+        if free_ms and self.free_captures and e > m:
             k = self.kind
             if k == CHINESE or k == JAPANESE:
-                e -= free_ms
+                # Only the removal inside byo-yomi is free; removal begun in the main time
+                # costs main time up to its end.
+                e = e - free_ms if e - free_ms > m else m
         self._commit(side, e, move)
         self._run(3 - side, at)
         return OK
@@ -378,8 +383,12 @@ class Clock:
         self._run(3 - s, now)
         return OK
 
-    def adjust(self, side, main_ms=-1, units=-1, moves_left=-1, moves=-1):
-        """The arbiter sets a side's time, kept minutes or periods, moves left, move count.
+    def adjust(self, side, main_ms=-1, units=-1, moves_left=-1, moves=-1, period_ms=-1):
+        """The arbiter sets a side's figures; -1 leaves one as it is.
+
+        ``main_ms`` main time; ``units`` kept minutes or Japanese periods left, or penalty
+        periods used; ``period_ms`` what is left of a Canadian block or a penalty period;
+        ``moves_left`` in a block or stage; ``moves`` the side's move count.
 
         Only while the clock is not running. The side's current turn is settled first (its
         time so far becomes the turn-start state), so the figures set are what the face shows.
@@ -392,10 +401,20 @@ class Clock:
             self.used = 0
         if main_ms >= 0:
             self.main[side] = main_ms
-            if self.kind == SHARED:
+            k = self.kind
+            if k == SHARED:
                 self.main[3 - side] = main_ms
+            elif main_ms > 0 and (k == CHINESE or k == JAPANESE or k == CANADIAN):
+                # Main time given back: the side is out of overtime until it runs out again
+                # (the face would otherwise show byo-yomi, and a Canadian limit ignore it).
+                self.stage[side] = 0
         if units >= 0:
-            self.over[side] = units
+            if self.kind == PENALTY:
+                self.left[side] = units
+            else:
+                self.over[side] = units
+        if period_ms >= 0:
+            self.over[side] = period_ms
         if moves_left >= 0:
             self.left[side] = moves_left
         if moves >= 0:
@@ -420,7 +439,7 @@ class Clock:
         self.spent[s] += e
         self.main[BLACK] = half
         self.main[WHITE] = half
-        self.kind = 0  # ABSOLUTE from now on
+        self.kind = ABSOLUTE  # from now on
         self._run(s, now)
         return OK
 
@@ -448,12 +467,23 @@ class Clock:
                 self.main[3 - side] = self.main[side]
         if side == WHITE and self.running == WHITE and self.moves[BLACK] == 0:
             # White's clock ran for White's absence; Black has the first move.
-            self.spent[WHITE] += self.elapsed(now)
+            self._commit(WHITE, self.elapsed(now), False)
             self._run(BLACK, now)
+        elif side == BLACK and self.absent & WHITE and self.moves[BLACK] == 0:
+            # Both were away and Black came first: now the absent White's clock runs
+            # (002 第八条5: 有一方到场后，则打开对方的表).
+            self._commit(BLACK, self.elapsed(now), False)
+            self._run(WHITE, now)
         elif side == self.running:
             self.limit = self._limit(side)
         self.version += 1
         return OK
+
+    def penalty_points(self, side):
+        """Points ``side`` has lost to penalty periods so far (延時罰點制), at turn start."""
+        if self.kind != PENALTY:
+            return 0
+        return self.left[side] * self.control.points
 
     # ---- what the buzzer and the faces need ---------------------------------------------
 
@@ -483,6 +513,8 @@ class Clock:
     def face(self, side, now, f):
         """Fill the Face ``f`` with what ``side``'s face shows at ``now``."""
         e = self.elapsed(now) if side == self.running else 0
+        if self.kind == SHARED:  # one pool: the waiting face shows it running down too
+            e = self.elapsed(now)
         if side == self.flagged:
             e = self.used
         self._spend(side, e)
@@ -522,8 +554,9 @@ class Clock:
             flags |= F_COUNTING
         elif k == STAGES and cur[2]:
             f.moves_left = cur[2]
-        if shown < _LOW_MS and not flags & F_COUNTING:
-            flags |= F_LOW
+        if shown < _LOW_MS and not flags & F_COUNTING and k != CHINESE and k != JAPANESE:
+            if k != CANADIAN and k != PENALTY:  # no overtime follows this time
+                flags |= F_LOW
         if side == self.flagged:
             shown = 0
         f.main_ms = shown
@@ -536,7 +569,7 @@ class Clock:
 def format_time(ms, buf):
     """Write ``ms`` as a face shows it into ``buf``; the length. Rounded up, so 0 means the
     time is gone: h:mm:ss from an hour, m:ss below, m:ss.t in the last ten seconds."""
-    if ms < 10000:
+    if ms <= 9900:  # 9.901 … 9.999 s would round up to "0:10.0": those show "0:10"
         t = (ms + 99) // 100
         s = t // 10
         i = _put(buf, 0, 0, 1)
