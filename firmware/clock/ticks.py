@@ -19,21 +19,23 @@ _HALF = const(1 << 29)
 
 def diff(a, b):
     """``a - b`` in ticks: negative if ``a`` is before ``b`` (as ``time.ticks_diff``)."""
+    # PERIOD itself (2**30) is one past the RP2040's small ints, a boxed int there: any sum
+    # with it allocates, so the wrap is done with MASK + 1 in two small steps.
     d = a - b
     if d >= _HALF:
-        return d - PERIOD
+        return d - MASK - 1
     if d < -_HALF:
-        return d + PERIOD
+        return d + MASK + 1
     return d
 
 
 def add(a, d):
     """The tick ``d`` ms after ``a`` (before it if negative), wrapped (as ``time.ticks_add``)."""
     if d >= 0:
-        r = PERIOD - d
-        return a - r if a >= r else a + d
+        r = MASK - d  # a + d wraps when a > r
+        return a - r - 1 if a > r else a + d
     s = a + d
-    return s + PERIOD if s < 0 else s
+    return s + MASK + 1 if s < 0 else s
 
 
 try:
