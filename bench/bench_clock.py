@@ -26,6 +26,7 @@ from array import array
 from bench.bench_go import (
     CALIB_RP2040_MS,
     IS_MICROPYTHON,
+    read_options,
     report_calibration,
     section,
     start,
@@ -63,24 +64,8 @@ USAGE = """usage: bench_clock.py [--calls N] [--passes N]
 
 
 def parse_args(argv):
-    opts = {"calls": 2000, "passes": 5}
-    i = 1
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-h", "--help"):
-            print(USAGE)
-            sys.exit(0)
-        if a not in ("--calls", "--passes") or i + 1 >= len(argv):
-            print(USAGE)
-            sys.exit(2)
-        try:
-            opts[a[2:]] = int(argv[i + 1])
-        except ValueError:
-            print("%s needs a number, not %r" % (a, argv[i + 1]))
-            sys.exit(2)
-        i += 2
+    opts = read_options(argv, USAGE, {"calls": 2000, "passes": 5})
     opts["calls"] = max(10, opts["calls"])
-    opts["passes"] = max(1, opts["passes"])
     return opts
 
 

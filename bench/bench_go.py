@@ -101,8 +101,36 @@ def mem_alloc():
 # ---- options -------------------------------------------------------------------------------
 
 
+def read_options(argv, usage, defaults, paths=()):
+    """``--name N`` options (``--name PATH`` for ``paths``) over ``defaults``; exits on errors."""
+    opts = dict(defaults)
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-h", "--help"):
+            print(usage)
+            sys.exit(0)
+        key = a[2:].replace("-", "_")
+        if not a.startswith("--") or key not in opts or i + 1 >= len(argv):
+            print(usage)
+            sys.exit(2)
+        v = argv[i + 1]
+        if key in paths:
+            opts[key] = v
+        else:
+            try:
+                opts[key] = int(v)
+            except ValueError:
+                print("%s needs a number, not %r" % (a, v))
+                sys.exit(2)
+        i += 2
+    if "passes" in opts:
+        opts["passes"] = max(1, opts["passes"])
+    return opts
+
+
 def parse_args(argv):
-    opts = {
+    defaults = {
         "games": None,
         "passes": 3,
         "sgfmill_games": 50,
@@ -110,34 +138,7 @@ def parse_args(argv):
         "sgfmill": None,
         "corpus": None,
     }
-    ints = {
-        "--games": "games",
-        "--passes": "passes",
-        "--sgfmill-games": "sgfmill_games",
-        "--count-games": "count_games",
-    }
-    paths = {"--sgfmill": "sgfmill", "--corpus": "corpus"}
-    i = 1
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-h", "--help"):
-            print(USAGE)
-            sys.exit(0)
-        if (a not in ints and a not in paths) or i + 1 >= len(argv):
-            print(USAGE)
-            sys.exit(2)
-        v = argv[i + 1]
-        if a in ints:
-            try:
-                opts[ints[a]] = int(v)
-            except ValueError:
-                print("%s needs a number, not %r" % (a, v))
-                sys.exit(2)
-        else:
-            opts[paths[a]] = v
-        i += 2
-    opts["passes"] = max(1, opts["passes"])
-    return opts
+    return read_options(argv, USAGE, defaults, ("sgfmill", "corpus"))
 
 
 # ---- 1. calibration ------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from array import array
 from bench.bench_go import (
     CALIB_RP2040_MS,
     IS_MICROPYTHON,
+    read_options,
     report_calibration,
     section,
     start,
@@ -37,6 +38,7 @@ from bench.bench_go import (
     verdict,
 )
 from firmware.rules.gomoku_board import FORBIDDEN_NAMES, GomokuBoard
+from tests.support import Rng
 from tests.test_gomoku_alloc import NASTY, parse
 
 # isort: split
@@ -61,49 +63,11 @@ USAGE = """usage: bench_renju.py [--positions N] [--passes N]
 
 
 def parse_args(argv):
-    opts = {"positions": 300, "passes": 5}
-    i = 1
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-h", "--help"):
-            print(USAGE)
-            sys.exit(0)
-        if a not in ("--positions", "--passes") or i + 1 >= len(argv):
-            print(USAGE)
-            sys.exit(2)
-        try:
-            opts[a[2:]] = int(argv[i + 1])
-        except ValueError:
-            print("%s needs a number, not %r" % (a, argv[i + 1]))
-            sys.exit(2)
-        i += 2
-    opts["passes"] = max(1, opts["passes"])
+    opts = read_options(argv, USAGE, {"positions": 300, "passes": 5})
     return opts
 
 
 # ---- positions -------------------------------------------------------------------------------
-
-
-class Rng:
-    """xorshift32: the same stream on CPython and MicroPython (their ``random`` differ)."""
-
-    def __init__(self, seed):
-        self.s = seed or 1
-
-    def next(self):
-        s = self.s
-        s ^= (s << 13) & 0xFFFFFFFF
-        s ^= s >> 17
-        s ^= (s << 5) & 0xFFFFFFFF
-        self.s = s
-        return s
-
-    def below(self, n):
-        return self.next() % n
-
-    def per_mille(self, lo, hi):
-        """A number from lo to hi (per mille)."""
-        return lo + self.below(hi - lo + 1)
 
 
 _DIRS = ((1, 0), (0, 1), (1, 1), (1, -1))
@@ -111,8 +75,8 @@ _DIRS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 def _uniform(rng, cells):
     # 20-75 % of the points filled, 45-75 % of the stones black.
-    fill = rng.per_mille(200, 750)
-    black = rng.per_mille(450, 750)
+    fill = rng.between(200, 750)
+    black = rng.between(450, 750)
     for i in range(SIZE * SIZE):
         if rng.below(1000) < fill:
             cells[i] = 1 if rng.below(1000) < black else 2
@@ -120,8 +84,8 @@ def _uniform(rng, cells):
 
 def _cluster(rng, cells):
     # Stones heaped around the centre: the chance of a stone falls off with the distance.
-    fill = rng.per_mille(200, 750)
-    black = rng.per_mille(500, 750)
+    fill = rng.between(200, 750)
+    black = rng.between(500, 750)
     radius = 3 + rng.below(5)
     c = SIZE // 2
     for i in range(SIZE * SIZE):
@@ -134,8 +98,8 @@ def _cluster(rng, cells):
 def _fragments(rng, cells):
     # Black line fragments with gaps, a few white stones among them: double-threes, and threes
     # whose completion points are forbidden (the recursion).
-    target = rng.per_mille(200, 450) * SIZE * SIZE // 1000
-    white = rng.per_mille(50, 350)
+    target = rng.between(200, 450) * SIZE * SIZE // 1000
+    white = rng.between(50, 350)
     placed = 0
     while placed < target:
         x = rng.below(SIZE)

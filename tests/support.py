@@ -66,6 +66,28 @@ def shared_path(*parts):
     return join(SHARED, *parts)
 
 
+class Rng:
+    """xorshift32: the same numbers on CPython and MicroPython (their ``random`` differ)."""
+
+    def __init__(self, seed):
+        self.s = seed or 1
+
+    def next(self):
+        s = self.s
+        s ^= (s << 13) & 0xFFFFFFFF
+        s ^= s >> 17
+        s ^= (s << 5) & 0xFFFFFFFF
+        self.s = s
+        return s
+
+    def below(self, n):
+        return self.next() % n
+
+    def between(self, lo, hi):
+        """An integer from lo to hi, both included."""
+        return lo + self.below(hi - lo + 1)
+
+
 def locked(fn):
     """Run ``fn()`` with the heap locked; the MemoryError it raised, or None."""
     import micropython  # built in, or firmware/_mpshim.py on CPython

@@ -53,32 +53,11 @@ from firmware.clock.control import (
     STAGES,
     absolute,
 )
+from tests.support import Rng
 
 SECOND = 1000
 COUNTING = (CHINESE, JAPANESE)
 OVERTIME = (CHINESE, JAPANESE, CANADIAN, PENALTY)  # the controls with a main time, then more
-
-
-class Rng:
-    """xorshift32: the same numbers on CPython and MicroPython (their ``random`` differ)."""
-
-    def __init__(self, seed):
-        self.s = seed or 1
-
-    def next(self):
-        s = self.s
-        s ^= (s << 13) & 0xFFFFFFFF
-        s ^= s >> 17
-        s ^= (s << 5) & 0xFFFFFFFF
-        self.s = s
-        return s
-
-    def below(self, n):
-        return self.next() % n
-
-    def between(self, lo, hi):
-        """An integer from lo to hi, both included."""
-        return lo + self.below(hi - lo + 1)
 
 
 # ---- the rules, from the move times ----------------------------------------------------------
