@@ -202,6 +202,17 @@ class Gomoku:
             return GAME_OVER
         return self._check_stone(c, x, y)
 
+    def wants_offers(self):
+        """True when Black's next move is the fifth-move offers of 五手N打 (N > 1)."""
+        return (
+            self.opening == OPENING_DESIGNATED
+            and not self.setup_stones
+            and len(self.moves) == 4
+            and not self.offered
+            and bool(self.offers)
+            and self.offers > 1
+        )
+
     def opening_name(self):
         """The designated opening's name once Black 3 is down, e.g. ``花月 (Kagetsu)``; "" if none."""
         return openings.name(self.opening_index) if self.opening_index >= 0 else ""

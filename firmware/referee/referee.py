@@ -1,0 +1,282 @@
+"""The referee: the board the sensors see against the game's position, judged at each press.
+
+Start reading at ``Referee.press``. The sensing layer hands over stable point states
+(``see``); a clock press (with the paddle's own timestamp) asks the referee to commit the
+move, and the answer says whether the clock may switch: ACCEPTED, or REFUSED with the
+incident that explains it (``why``, ``points``). Every incident goes to the log with the
+move number and the time, for the arbiter. The rules stay in the game object (Go's ``Game``
+or ``Gomoku``): the referee only finds the move on the board and asks them.
+
+Rules the board enforces because it sees the stones (SPEC §3, §4):
+- captured stones must be off the board before the press (000 第二十三条, 004 第22条6):
+  ``captures`` REFUSE (the press is refused), WARN (accepted, logged) or ALLOW;
+- an illegal point: the press is refused, or under 004 the move is void and counts as a
+  pass with a warning (``illegal`` VOID_PASS);
+- a stone lifted and put down elsewhere before the press: the first point counts (002 第六条
+  1(6), 004 第17条); two new stones: the second is taken back (002 第六条1(4));
+- a press with no new stone is a pass where the rules allow one, else refused.
+"""
+
+from micropython import const
+
+from firmware.referee import incidents as inc
+
+EMPTY = const(0)
+BLACK = const(1)
+WHITE = const(2)
+UNSURE = const(3)  # the sensing layer's UNCERTAIN
+
+ACCEPTED = const(0)
+REFUSED = const(1)
+
+REFUSE = const(0)
+WARN = const(1)
+ALLOW = const(2)
+VOID_PASS = const(3)  # 004: an illegal move is void, a pass with a warning
+
+_SCATTER = const(4)  # this many stray differences at once is a disturbed board (散乱)
+
+
+def point(i, n):
+    """The rules' point code (``y << 5 | x``) of frame index ``i`` (``y * n + x``)."""
+    return ((i // n) << 5) | (i % n)
+
+
+class Referee:
+    """Judges one game (Go ``Game`` or ``Gomoku``) against what the board sees."""
+
+    def __init__(self, game, captures=REFUSE, illegal=REFUSE, scatter=_SCATTER):
+        self.game = game
+        self.go = hasattr(game, "captures")  # Go's Game counts captures; Gomoku has none
+        self.n = game.board.size
+        self.captures = captures
+        self.illegal = illegal
+        self.scatter = scatter
+        self.expected = bytearray(self.n * self.n)  # the game's position, point by point
+        self.seen = bytearray(self.n * self.n)  # the sensors' latest stable states
+        self.first = -1  # where this turn's new stone was first seen
+        self.moved = -1  # where it was put down instead (logged once)
+        self.scattered = False
+        self.log = inc.Log()
+        self.why = 0  # the incident kind of the last refusal
+        self.points = ()  # and its points
+        self.now = 0
+        self.no = 1  # the move number incidents are logged under
+        self.sync()
+
+    # ---- the two boards ------------------------------------------------------------------
+
+    def sync(self):
+        """Take the expected board from the game (after a move, an undo, a setup)."""
+        b = self.game.board
+        n = self.n
+        e = self.expected
+        for y in range(n):
+            for x in range(n):
+                e[y * n + x] = b.color_at(x, y)
+
+    def _move_no(self):
+        g = self.game
+        return g.ply + 1
+
+    def diff(self):
+        """``(mine, other, missing, unsure)``: frame indices of new stones of the colour to
+        play and of the other colour, of position stones not seen (or seen as the other
+        colour), and of points the sensors cannot judge."""
+        c = self.game.to_move
+        mine = []
+        other = []
+        missing = []
+        unsure = []
+        e = self.expected
+        s = self.seen
+        offered = self._offered()
+        for i in range(len(e)):
+            want = e[i]
+            got = s[i]
+            if got == want or (got == BLACK and i in offered):
+                continue
+            if got == UNSURE:
+                unsure.append(i)
+            elif want == EMPTY:
+                (mine if got == c else other).append(i)
+            else:
+                missing.append(i)
+                if got != EMPTY:
+                    other.append(i)
+        return mine, other, missing, unsure
+
+    def _offered(self):
+        # Frame indices of the fifth-move offers awaiting White's choice: black stones the
+        # position does not have yet, but expected.
+        if self.go or not self.game.offered:
+            return ()
+        n = self.n
+        return [(p >> 5) * n + (p & 31) for p in self.game.offered]
+
+    def see(self, states, now=0):
+        """The sensing layer's stable states changed: track this turn's stone, notice a
+        disturbed board and its restoration."""
+        self.now = now
+        self.no = self._move_no()
+        self.seen[:] = states
+        mine, other, missing, unsure = self.diff()
+        if self.first < 0 and len(mine) == 1:
+            self.first = mine[0]
+            self.moved = -1
+        elif self.first >= 0 and self.seen[self.first] != self.game.to_move:
+            if len(mine) == 1 and mine[0] != self.moved:  # lifted, put down elsewhere (拔子)
+                self.moved = mine[0]
+                self._log(inc.MOVED_NEW, (self.first, mine[0]))
+            elif not mine:
+                self.first = -1  # taken back before the press: nothing was played
+        stray = len(other) + len(missing) + max(0, len(mine) - 1)
+        if stray >= self.scatter and not self.scattered:
+            self.scattered = True
+            self._log(inc.SCATTERED, missing + other)
+        elif self.scattered and not stray and not unsure:
+            self.scattered = False
+            self._log(inc.RESTORED, ())
+
+    def fixes(self):
+        """The guided way back: ``[(frame index, colour wanted), ...]`` for every point where
+        the board differs from the position (a new stone of the colour to play excepted)."""
+        out = []
+        c = self.game.to_move
+        for i in range(len(self.expected)):
+            want = self.expected[i]
+            got = self.seen[i]
+            if got != want and not (want == EMPTY and got == c and i == self.first):
+                out.append((i, want))
+        return out
+
+    # ---- the press ---------------------------------------------------------------------------
+
+    def press(self, side, at):
+        """``side`` pressed its paddle at tick ``at``: ACCEPTED (the clock may switch, the move
+        is in the game) or REFUSED (``why`` and ``points`` say what to do)."""
+        self.now = at
+        self.no = self._move_no()
+        g = self.game
+        if self.scattered:
+            return self._refuse(inc.SCATTERED, [i for i, _ in self.fixes()])
+        if not self.go:
+            r = self._gomoku_steps(side)
+            if r is not None:
+                return r
+        c = g.to_move
+        if side != c:
+            return self._refuse(inc.WRONG_COLOUR, ())
+        mine, other, missing, unsure = self.diff()
+        if other and not mine:
+            return self._refuse(inc.WRONG_COLOUR, other)
+        if len(mine) > 1:
+            return self._refuse(inc.TWO_MOVES, mine)
+        if not mine:
+            if unsure:
+                return self._refuse(inc.UNSEEN, unsure)
+            if g.play(c, None, None):
+                return self._refuse(inc.NO_STONE, ())
+            self._log(inc.PASS, ())
+            return self._accept()
+        i = mine[0]
+        if self.first >= 0 and i != self.first:
+            return self._refuse(inc.MOVED_NEW, (self.first, i))
+        n = self.n
+        x = i % n
+        y = i // n
+        r = g.legal(c, x, y)
+        if r:
+            self._log(inc.ILLEGAL, (i,), r)
+            if self.illegal == VOID_PASS and not g.play(c, None, None):
+                self._log(inc.PASS, (i,))
+                return self._accept()
+            return self._refuse(inc.ILLEGAL, (i,))
+        before = bytes(self.expected)
+        g.play(c, x, y)
+        self.sync()
+        left = [
+            j
+            for j in range(len(before))
+            if before[j] and not self.expected[j] and self.seen[j] not in (EMPTY, UNSURE)
+        ]
+        if left and self.captures != ALLOW:
+            if self.captures == REFUSE:
+                g.undo()
+                self.sync()
+                return self._refuse(inc.CAPTURES_LEFT, left)
+            self._log(inc.CAPTURES_LEFT, left)
+        self._log(inc.MOVE, (i,))
+        if missing or (other and mine):
+            self._log(inc.MISSING, missing + other)
+        return self._accept()
+
+    def _gomoku_steps(self, c):
+        # Renju's fifth move: Black's N offers at its press, White's kept one at its press
+        # (五手N打, 002 第二条10). None when the press is an ordinary move.
+        g = self.game
+        n = self.n
+        if g.offered and c == WHITE:  # White kept one offer and plays move 6 with this press
+            kept = [p for p in g.offered if self.seen[(p >> 5) * n + (p & 31)] == BLACK]
+            if len(kept) != 1:
+                return self._refuse(inc.OFFERS, [(p >> 5) * n + (p & 31) for p in g.offered])
+            g.choose_fifth(kept[0] & 31, kept[0] >> 5)
+            self.sync()
+            self.first = -1
+            self._log(inc.KEPT, ((kept[0] >> 5) * n + (kept[0] & 31),))
+            return None
+        if c == BLACK and g.wants_offers():
+            mine = self.diff()[0]
+            r = g.offer_fifth([(i % n, i // n) for i in mine])
+            if r:
+                return self._refuse(inc.OFFERS, mine)
+            self._log(inc.OFFERS, mine)
+            self.first = -1
+            return ACCEPTED
+        return None
+
+    def _accept(self):
+        self.sync()
+        self.first = -1
+        self.why = 0
+        self.points = ()
+        return ACCEPTED
+
+    def _refuse(self, kind, points):
+        self.why = kind
+        self.points = tuple(points)
+        self._log(kind, points)
+        return REFUSED
+
+    def _log(self, kind, points, detail=""):
+        self.log.add(kind, self.no, self.now, points, detail)
+
+    # ---- the arbiter and the end -------------------------------------------------------------
+
+    def undo(self):
+        """The arbiter takes back the last move; ``fixes()`` then guides the board back."""
+        if not self.game.undo():
+            return False
+        self.no = self._move_no()
+        self.sync()
+        self.first = -1
+        self._log(inc.UNDO, ())
+        return True
+
+    def dead_stones(self):
+        """Go's end: the stones of the position the players have lifted, as ``(x, y)``."""
+        n = self.n
+        return [
+            (i % n, i // n)
+            for i in range(len(self.expected))
+            if self.expected[i] and self.seen[i] == EMPTY
+        ]
+
+    def count(self):
+        """Go's end (两遍虚着后): count with the lifted stones dead ([A]'s area count)."""
+        from firmware.rules.go_count import count
+
+        dead = self.dead_stones()
+        result = count(self.game.board, dead)
+        self._log(inc.COUNT, [y * self.n + x for x, y in dead])
+        return result
