@@ -207,8 +207,11 @@ class Referee:
                 return self._refuse(inc.CAPTURES_LEFT, left)
             self._log(inc.CAPTURES_LEFT, left)
         self._log(inc.MOVE, (i,))
-        if missing or (other and mine):
-            self._log(inc.MISSING, missing + other)
+        after = self.diff()  # after the move: its captures are expected off the board
+        other = after[1]
+        missing = after[2]
+        if (missing or other) and not left:
+            self._log(inc.MISSING if missing else inc.EXTRA, missing + other)
         return self._accept()
 
     def _gomoku_steps(self, c):
