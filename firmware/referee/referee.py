@@ -45,10 +45,15 @@ def point(i, n):
 class Referee:
     """Judges one game (Go ``Game`` or ``Gomoku``) against what the board sees."""
 
-    def __init__(self, game, captures=REFUSE, illegal=REFUSE, scatter=_SCATTER):
+    def __init__(self, game, captures=REFUSE, illegal=REFUSE, scatter=_SCATTER, grid=0):
         self.game = game
         self.go = hasattr(game, "captures")  # Go's Game counts captures; Gomoku has none
         self.n = game.board.size
+        # A smaller game sits in the middle of the grid (Renju's 15x15 on the 19x19 board):
+        # ``see`` takes the grid's states and keeps that window; stones outside it are extra.
+        self.grid = grid or self.n
+        self.margin = (self.grid - self.n) // 2
+        self.outside = 0  # stones seen outside the window
         self.captures = captures
         self.illegal = illegal
         self.scatter = scatter
@@ -119,7 +124,7 @@ class Referee:
         disturbed board and its restoration."""
         self.now = now
         self.no = self._move_no()
-        self.seen[:] = states
+        self._crop(states)
         mine, other, missing, unsure = self.diff()
         if self.first < 0 and len(mine) == 1:
             self.first = mine[0]
@@ -130,13 +135,30 @@ class Referee:
                 self._log(inc.MOVED_NEW, (self.first, mine[0]))
             elif not mine:
                 self.first = -1  # taken back before the press: nothing was played
-        stray = len(other) + len(missing) + max(0, len(mine) - 1)
+        stray = len(other) + len(missing) + max(0, len(mine) - 1) + self.outside
         if stray >= self.scatter and not self.scattered:
             self.scattered = True
             self._log(inc.SCATTERED, missing + other)
         elif self.scattered and not stray and not unsure:
             self.scattered = False
             self._log(inc.RESTORED, ())
+
+    def _crop(self, states):
+        if self.grid == self.n:
+            self.seen[:] = states
+            return
+        g = self.grid
+        n = self.n
+        m = self.margin
+        outside = 0
+        for i in range(g * g):
+            y = i // g - m
+            x = i % g - m
+            if 0 <= x < n and 0 <= y < n:
+                self.seen[y * n + x] = states[i]
+            elif states[i] == BLACK or states[i] == WHITE:
+                outside += 1
+        self.outside = outside
 
     def fixes(self):
         """The guided way back: ``[(frame index, colour wanted), ...]`` for every point where
