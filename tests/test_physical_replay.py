@@ -15,6 +15,7 @@ from firmware.referee import incidents as inc
 from firmware.referee.referee import ACCEPTED, REFUSED, Referee
 from firmware.rules.go import Game
 from firmware.rules.go_board import BLACK, WHITE
+from firmware.rules.gomoku import RENJU, Gomoku
 from firmware.sensing.calibration import Calibrator
 from firmware.sensing.grid import Sensing
 from tests.go_corpus import corpus_games
@@ -28,7 +29,7 @@ GAMES = 6
 class Table:
     """The board on the table: the simulated grid, its sensing, the referee, one game."""
 
-    def __init__(self, seed):
+    def __init__(self, seed, game=None):
         self.grid = SimGrid(N, seed=seed, reversed=((3, 15),))
         self.frame = self.grid.new_frame()
         cal = Calibrator(N)
@@ -39,8 +40,8 @@ class Table:
                 add(self.grid.scan(self.frame))
         self.grid.clear()
         self.sensing = Sensing(N, cal.finish())
-        self.game = Game(N)
-        self.referee = Referee(self.game)
+        self.game = game or Game(N)
+        self.referee = Referee(self.game, grid=N)
         self.now = 0
         self.frames(8)
 
@@ -179,3 +180,48 @@ def test_corpus_games_replayed_stone_by_stone():
         strays = [k for k in kinds if k not in known]
         assert strays == [], (path, strays)
     assert totals[0] >= 3 and totals[1] >= 3, totals  # the nuisances did happen
+
+
+def _renju_moves(rng, most=70):
+    """A random Renju game near the centre, to its end or ``most`` moves: ``(moves, game)``."""
+    game = Gomoku(RENJU)
+    moves = []
+    while not game.winner and len(moves) < most:
+        if not moves:
+            x, y = 7, 7
+        else:
+            bx, by = moves[rng.below(len(moves))]
+            x = bx + rng.below(5) - 2
+            y = by + rng.below(5) - 2
+            if not (0 <= x < 15 and 0 <= y < 15) or game.board.color_at(x, y):
+                continue
+        assert game.play(game.to_move, x, y) == 0
+        moves.append((x, y))
+    return moves, game
+
+
+def test_generated_renju_games_on_the_go_board():
+    # Renju's 15x15 is the middle of the 19x19 board: a stone at the game's (x, y) sits on
+    # the grid's (x + 2, y + 2).
+    ends = set()
+    for g in range(4):
+        rng = Rng(500 + g)
+        moves, shadow = _renju_moves(rng)
+        table = Table(31 + g, Gomoku(RENJU))
+        grid = table.grid
+        for k, (x, y) in enumerate(moves):
+            c = BLACK if k % 2 == 0 else WHITE
+            if rng.below(3) == 0:
+                for _ in grid.descend(x + 2, y + 2, c, 4, dx=0.05):
+                    table.frames(1)
+            else:
+                grid.put(x + 2, y + 2, c, dx=(rng.below(21) - 10) / 100)
+            table.frames(FRAMES)
+            assert table.press(c) == ACCEPTED, "game %d move %d" % (g, k + 1)
+        game = table.game
+        assert game.moves == shadow.moves
+        assert (game.winner, game.reason, game.foul) == (shadow.winner, shadow.reason, shadow.foul)
+        kinds = table.referee.log.kinds()
+        assert kinds.count(inc.MOVE) == len(moves) and len(kinds) == len(moves), kinds
+        ends.add(game.reason)
+    assert len(ends) >= 2, ends  # fives and fouls both met
