@@ -289,3 +289,52 @@ def test_renju_offers_must_be_cut_to_one():
     stones[(10, 10)] = WHITE  # White plays without removing an offer
     ref.see(renju_seen(stones))
     assert ref.press(WHITE, 110) == REFUSED and ref.why == inc.OFFERS
+
+
+def test_a_moved_stone_of_the_position():
+    stones = EMPTY9.replace(". . . . . . . . .", ". . X . . . . . .", 1)
+    game, ref = go(stones, to_move=WHITE)
+    ref.see(seen(stones))
+    slid = EMPTY9.replace(". . . . . . . . .", ". . . X . . . . .", 1)  # C9 to D9 (移子)
+    ref.see(seen(slid))
+    assert ref.log.last()[:4] == (inc.MOVED_OLD, 1, 0, (idx("C9"), idx("D9")))
+    assert ref.press(WHITE, 5) == REFUSED and ref.why == inc.MOVED_OLD
+    game, ref = go(stones, to_move=BLACK)  # the mover's own stone moved: not a move
+    ref.see(seen(slid))
+    assert ref.press(BLACK, 5) == REFUSED and ref.why == inc.MOVED_OLD
+    assert game.ply == 0
+
+
+def test_pressed_first_then_the_stone():
+    game, ref = go()
+    ref.see(seen(EMPTY9))
+    assert ref.press(BLACK, 5) == ACCEPTED  # a pass
+    ref.see(seen(EMPTY9.replace(". . . . . . . . .", ". . . . X . . . .", 1)), 6)
+    assert ref.log.last()[0] == inc.PRESS_FIRST
+
+
+BIG_CAPTURE = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . X X X X X . . .
+    X O O O O O X . .
+    . X X X X X . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+"""
+
+
+def test_a_big_capture_taken_off_is_not_a_scattered_board():
+    # Black A5 takes the five white stones; the player lifts them before pressing, which the
+    # referee must not mistake for a disturbed board.
+    start = BIG_CAPTURE.replace("X O O O O O X", ". O O O O O X")
+    game, ref = go(start)
+    ref.see(seen(start))
+    ref.see(seen(BIG_CAPTURE))  # A5 down
+    ref.see(seen(BIG_CAPTURE.replace("X O O O O O X", "X . . . . . X")))  # the five lifted
+    assert not ref.scattered
+    assert ref.press(BLACK, 10) == ACCEPTED
+    assert game.captures[BLACK] == 5
+    assert inc.SCATTERED not in ref.log.kinds()

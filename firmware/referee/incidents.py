@@ -25,6 +25,7 @@ OFFERS = const(15)  # the fifth-move offers seen at Black's press (五手N打)
 KEPT = const(16)  # the offer White kept
 COUNT = const(17)  # Go: the dead stones lifted, the count made
 UNDO = const(18)  # the arbiter took back a move
+PRESS_FIRST = const(19)  # pressed, then the stone put down (先按钟后落子, 002 第六条1(8))
 
 WORDS = {
     MOVE: ("着子", "move"),
@@ -51,6 +52,7 @@ WORDS = {
     KEPT: ("白方保留的打点", "the offer White kept"),
     COUNT: ("数子", "the count"),
     UNDO: ("裁判悔棋", "the arbiter took a move back"),
+    PRESS_FIRST: ("先按钟后落子", "the clock was pressed before the stone was put down"),
 }
 
 

@@ -17,9 +17,13 @@ Rules the board enforces because it sees the stones (SPEC §3, §4):
 - a press with no new stone is a pass where the rules allow one, else refused.
 """
 
+from array import array
+
+import micropython
 from micropython import const
 
 from firmware.referee import incidents as inc
+from firmware.rules.bitboard import ptr8, ptr16, ptr32
 
 EMPTY = const(0)
 BLACK = const(1)
@@ -35,6 +39,38 @@ ALLOW = const(2)
 VOID_PASS = const(3)  # 004: an illegal move is void, a pass with a warning
 
 _SCATTER = const(4)  # this many stray differences at once is a disturbed board (散乱)
+
+
+@micropython.viper
+def _expand(rows, n: int, out_buf):
+    # The two row-bitboard layers (black rows, then white) as one byte per point, y * n + x.
+    r = ptr32(rows)
+    out = ptr8(out_buf)
+    y = 0
+    while y < n:
+        b = r[y]
+        w = r[n + y]
+        x = 0
+        while x < n:
+            out[y * n + x] = ((b >> x) & 1) | (((w >> x) & 1) << 1)
+            x += 1
+        y += 1
+
+
+@micropython.viper
+def _differing(e_buf, s_buf, n2: int, out_buf) -> int:
+    # The indices where the two boards differ, into out; how many.
+    e = ptr8(e_buf)
+    s = ptr8(s_buf)
+    out = ptr16(out_buf)
+    k = 0
+    i = 0
+    while i < n2:
+        if e[i] != s[i]:
+            out[k] = i
+            k += 1
+        i += 1
+    return k
 
 
 def point(i, n):
@@ -54,6 +90,10 @@ class Referee:
         self.grid = grid or self.n
         self.margin = (self.grid - self.n) // 2
         self.outside = 0  # stones seen outside the window
+        self._taken_key = None
+        self._taken = ()
+        self._diffs = array("H", [0] * (self.n * self.n))
+        self._after = bytearray(self.n * self.n)  # the board after a trial move
         self.captures = captures
         self.illegal = illegal
         self.scatter = scatter
@@ -61,6 +101,9 @@ class Referee:
         self.seen = bytearray(self.n * self.n)  # the sensors' latest stable states
         self.first = -1  # where this turn's new stone was first seen
         self.moved = -1  # where it was put down instead (logged once)
+        self.moved_old = ()  # a stone of the position moved (logged once)
+        self.passed = False  # the last press was a pass (a stone may follow: 先按钟后落子)
+        self.late_logged = False
         self.scattered = False
         self.log = inc.Log()
         self.why = 0  # the incident kind of the last refusal
@@ -73,12 +116,7 @@ class Referee:
 
     def sync(self):
         """Take the expected board from the game (after a move, an undo, a setup)."""
-        b = self.game.board
-        n = self.n
-        e = self.expected
-        for y in range(n):
-            for x in range(n):
-                e[y * n + x] = b.color_at(x, y)
+        _expand(self.game.board.rows, self.n, self.expected)
 
     def _move_no(self):
         g = self.game
@@ -96,10 +134,12 @@ class Referee:
         e = self.expected
         s = self.seen
         offered = self._offered()
-        for i in range(len(e)):
+        d = self._diffs
+        for k in range(_differing(e, s, len(e), d)):
+            i = d[k]
             want = e[i]
             got = s[i]
-            if got == want or (got == BLACK and i in offered):
+            if got == BLACK and i in offered:
                 continue
             if got == UNSURE:
                 unsure.append(i)
@@ -135,6 +175,19 @@ class Referee:
                 self._log(inc.MOVED_NEW, (self.first, mine[0]))
             elif not mine:
                 self.first = -1  # taken back before the press: nothing was played
+        if missing and len(mine) == 1 and self.go:
+            # Stones the new stone captures are being taken off: not a disturbed board.
+            taken = self._takes(mine[0])
+            missing = [i for i in missing if i not in taken]
+        moved = self._moved_old(mine, other, missing)
+        if moved and moved != self.moved_old:
+            self._log(inc.MOVED_OLD, moved)
+        self.moved_old = moved
+        if self.passed and len(other) == 1 and not mine and not missing and not self.late_logged:
+            # The player who just passed puts a stone down: pressed first, placed after
+            # (先按钟后落子, 002 第六条1(8)); the arbiter decides, the stone is off for now.
+            self.late_logged = True
+            self._log(inc.PRESS_FIRST, other)
         stray = len(other) + len(missing) + max(0, len(mine) - 1) + self.outside
         if stray >= self.scatter and not self.scattered:
             self.scattered = True
@@ -142,6 +195,42 @@ class Referee:
         elif self.scattered and not stray and not unsure:
             self.scattered = False
             self._log(inc.RESTORED, ())
+
+    def _moved_old(self, mine, other, missing):
+        # (from, to) when a stone of the position left its point for an empty one (移子):
+        # one stone of a colour missing, one of the same colour new, and the new one is not a
+        # move that would capture the missing one.
+        if len(missing) != 1:
+            return ()
+        p = missing[0]
+        c = self.expected[p]
+        if self.seen[p] != EMPTY:
+            return ()
+        news = mine if c == self.game.to_move else other
+        if len(news) != 1 or self.seen[news[0]] != c:
+            return ()
+        if self.go and c == self.game.to_move and p in self._takes(news[0]):
+            return ()
+        return (p, news[0])
+
+    def _takes(self, i):
+        # The points a move of the colour to play at frame index i would capture (cached
+        # for the position it was asked in): the move is tried on the game and taken back.
+        g = self.game
+        key = (g.ply, i)
+        if self._taken_key != key:
+            self._taken_key = key
+            self._taken = ()
+            n = self.n
+            c = g.to_move
+            if not g.play(c, i % n, i // n):
+                after = self._after
+                _expand(g.board.rows, n, after)
+                g.undo()
+                d = self._diffs
+                k = _differing(self.expected, after, n * n, d)
+                self._taken = [d[j] for j in range(k) if self.expected[d[j]]]
+        return self._taken
 
     def _crop(self, states):
         if self.grid == self.n:
@@ -190,6 +279,9 @@ class Referee:
         if side != c:
             return self._refuse(inc.WRONG_COLOUR, ())
         mine, other, missing, unsure = self.diff()
+        moved = self._moved_old(mine, other, missing)
+        if moved:
+            return self._refuse(inc.MOVED_OLD, moved)
         if other and not mine:
             return self._refuse(inc.WRONG_COLOUR, other)
         if len(mine) > 1:
@@ -200,7 +292,9 @@ class Referee:
             if g.play(c, None, None):
                 return self._refuse(inc.NO_STONE, ())
             self._log(inc.PASS, ())
-            return self._accept()
+            self._accept()
+            self.passed = True
+            return ACCEPTED
         i = mine[0]
         if self.first >= 0 and i != self.first:
             return self._refuse(inc.MOVED_NEW, (self.first, i))
@@ -217,11 +311,12 @@ class Referee:
         before = bytes(self.expected)
         g.play(c, x, y)
         self.sync()
-        left = [
-            j
-            for j in range(len(before))
-            if before[j] and not self.expected[j] and self.seen[j] not in (EMPTY, UNSURE)
-        ]
+        d = self._diffs
+        left = []  # the stones the move took that are still seen
+        for k in range(_differing(before, self.expected, len(before), d)):
+            j = d[k]
+            if before[j] and (self.seen[j] == BLACK or self.seen[j] == WHITE):
+                left.append(j)
         if left and self.captures != ALLOW:
             if self.captures == REFUSE:
                 g.undo()
@@ -263,6 +358,9 @@ class Referee:
     def _accept(self):
         self.sync()
         self.first = -1
+        self.passed = False
+        self.late_logged = False
+        self.moved_old = ()
         self.why = 0
         self.points = ()
         return ACCEPTED
