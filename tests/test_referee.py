@@ -338,3 +338,17 @@ def test_a_big_capture_taken_off_is_not_a_scattered_board():
     assert ref.press(BLACK, 10) == ACCEPTED
     assert game.captures[BLACK] == 5
     assert inc.SCATTERED not in ref.log.kinds()
+
+
+def test_a_bad_point_is_declared_by_the_players():
+    # A dead sensor on E9 reads UNCERTAIN for ever: the players say what is there.
+    game, ref = go()
+    bad = EMPTY9.replace(". . . . . . . . .", ". . . . ? . . . .", 1)
+    ref.see(seen(bad))
+    assert ref.press(BLACK, 5) == REFUSED and ref.why == inc.UNSEEN
+    ref.declare(idx("E9"), BLACK)  # Black put its stone there
+    assert ref.press(BLACK, 6) == ACCEPTED
+    assert game.board.color_at(4, 8) == BLACK
+    ref.see(seen(bad))  # still unseen, still declared
+    ref.see(seen(bad.replace("? . . . .", "? O . . .")))
+    assert ref.press(WHITE, 7) == ACCEPTED and game.board.color_at(5, 8) == WHITE

@@ -94,6 +94,8 @@ class Referee:
         self._taken = ()
         self._diffs = array("H", [0] * (self.n * self.n))
         self._after = bytearray(self.n * self.n)  # the board after a trial move
+        self.declared = bytearray(self.n * self.n)  # colour + 1 the players gave, 0 none
+        self.ndeclared = 0
         self.captures = captures
         self.illegal = illegal
         self.scatter = scatter
@@ -232,9 +234,18 @@ class Referee:
                 self._taken = [d[j] for j in range(k) if self.expected[d[j]]]
         return self._taken
 
+    def declare(self, i, colour):
+        """The players say what is on point ``i`` the sensors cannot judge (a bad sensor):
+        EMPTY, BLACK or WHITE, used while the point reads UNCERTAIN; -1 forgets it."""
+        self.declared[i] = colour + 1
+        self.ndeclared = sum(1 for v in self.declared if v)
+        if self.seen[i] == UNSURE or colour < 0:
+            self.seen[i] = colour if colour >= 0 else UNSURE
+
     def _crop(self, states):
         if self.grid == self.n:
             self.seen[:] = states
+            self._apply_declared()
             return
         g = self.grid
         n = self.n
@@ -248,6 +259,17 @@ class Referee:
             elif states[i] == BLACK or states[i] == WHITE:
                 outside += 1
         self.outside = outside
+        self._apply_declared()
+
+    def _apply_declared(self):
+        # What the players declared stands in for points that read UNCERTAIN.
+        if not self.ndeclared:
+            return
+        d = self.declared
+        s = self.seen
+        for i in range(len(s)):
+            if d[i] and s[i] == UNSURE:
+                s[i] = d[i] - 1
 
     def fixes(self):
         """The guided way back: ``[(frame index, colour wanted), ...]`` for every point where
