@@ -26,20 +26,26 @@ FRAMES = 5  # frames a player leaves between actions (the debounce needs 3)
 GAMES = 6
 
 
+def calibrated(seed):
+    """A simulated grid calibrated by the real procedure: ``(grid, a frame, calibration)``."""
+    grid = SimGrid(N, seed=seed, reversed=((3, 15),))
+    frame = grid.new_frame()
+    cal = Calibrator(N)
+    for add, phase in ((cal.add_empty, None), (cal.add_pass_a, 0), (cal.add_pass_b, 1)):
+        if phase is not None:
+            checkerboard(grid, phase)
+        for _ in range(6):
+            add(grid.scan(frame))
+    grid.clear()
+    return grid, frame, cal.finish()
+
+
 class Table:
     """The board on the table: the simulated grid, its sensing, the referee, one game."""
 
     def __init__(self, seed, game=None):
-        self.grid = SimGrid(N, seed=seed, reversed=((3, 15),))
-        self.frame = self.grid.new_frame()
-        cal = Calibrator(N)
-        for add, phase in ((cal.add_empty, None), (cal.add_pass_a, 0), (cal.add_pass_b, 1)):
-            if phase is not None:
-                checkerboard(self.grid, phase)
-            for _ in range(6):
-                add(self.grid.scan(self.frame))
-        self.grid.clear()
-        self.sensing = Sensing(N, cal.finish())
+        self.grid, self.frame, cal = calibrated(seed)
+        self.sensing = Sensing(N, cal)
         self.game = game or Game(N)
         self.referee = Referee(self.game, grid=N)
         self.now = 0

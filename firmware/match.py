@@ -1,0 +1,168 @@
+"""One game in progress at the board: the rules, the clock, the referee and the sensing, joined.
+
+Start reading at ``Match.press``. Everything here is pure: frames, presses and ticks come in
+with their own times, so the app (``firmware/app.py``) and the tests drive it the same way.
+The data flows one way (DESIGN.md): frame → sensing → referee (the seen board) → on a press,
+referee → rules → clock → journal. A press the referee refuses leaves the clock running, and
+the refusal's incident is what the faces and the buzzer report.
+"""
+
+from micropython import const
+
+from firmware.clock import control
+from firmware.clock.clock import LATE, OK, Clock
+from firmware.referee.referee import ACCEPTED, REFUSE, Referee
+from firmware.rules.go_board import BLACK, WHITE
+
+# What a press did (``Match.press``).
+MOVED = const(0)  # a move (or a pass) committed, the clock switched
+REFUSED = const(1)  # the referee refused it: ``match.referee.why`` / ``points`` say why
+IGNORED = const(2)  # the clock is not running for that side (paused, over, the other side)
+TIMEOUT = const(3)  # the side's time had run out before the press
+
+GAMES = ("go19", "go13", "go9", "renju", "standard", "freestyle")
+
+
+def new_game(settings):
+    """The rules object for ``settings`` (see ``Match``)."""
+    kind = settings.get("game", "go19")
+    if kind.startswith("go"):
+        from firmware.rules.go import KO_RULES, Game
+
+        game = Game(int(kind[2:]), ko_rule=KO_RULES.index(settings.get("ko", "chinese")))
+        handicap = settings.get("handicap", 0)
+        if handicap >= 2:
+            from firmware.rules.go import fixed_handicap
+
+            game.place_handicap(fixed_handicap(game.size, handicap))
+        return game
+    from firmware.rules import gomoku
+
+    return gomoku.Gomoku(
+        gomoku.VARIANTS.index(kind),
+        claims=gomoku.CLAIM_MODES.index(settings.get("claims", "auto")),
+        opening=gomoku.OPENINGS.index(settings.get("opening", "free")),
+        offers=settings.get("offers"),
+    )
+
+
+class Match:
+    """A game at the board. ``settings``: ``game`` (one of GAMES), ``time`` (a preset name of
+    ``firmware/clock/control.py``), and optionally ``ko``, ``handicap``, ``komi2``,
+    ``claims``, ``opening``, ``offers``, ``captures`` (the referee's setting), ``free_captures``.
+    ``sensing`` is a ``firmware.sensing.grid.Sensing`` for the whole grid; ``journal``
+    anything with the ``firmware/store`` journal's methods, or None."""
+
+    def __init__(self, settings, sensing, journal=None):
+        self.settings = settings
+        self.game = new_game(settings)
+        self.clock = Clock(
+            control.PRESETS[settings.get("time", "cn-local")],
+            free_captures=settings.get("free_captures", False),
+        )
+        self.sensing = sensing
+        self.referee = Referee(
+            self.game, captures=settings.get("captures", REFUSE), grid=sensing.n
+        )
+        self.journal = journal
+        self.result = ""  # how the game ended, once it has: "B+R", "W+T", "B+3.5" ...
+        self.frames = 0
+
+    # ---- the flow -----------------------------------------------------------------------------
+
+    def start(self, now):
+        """Black's clock starts (002 第八条4, the arbiter's signal)."""
+        self.clock.start(now)
+
+    def frame(self, frame, now):
+        """One scan of the grid; the number of points whose stable state changed (< 0: the
+        frame was refused and nothing changed)."""
+        self.frames += 1
+        changed = self.sensing.update(frame, now)
+        if changed > 0:
+            self.referee.see(self.sensing.states, now)
+        return changed
+
+    def press(self, side, at):
+        """``side``'s paddle went down at tick ``at`` (stamped in the IRQ)."""
+        clock = self.clock
+        if self.result or clock.running != side or clock.state != 1:
+            return IGNORED
+        if clock.tick(at) == LATE:
+            self._time_up()
+            return TIMEOUT
+        ply = self.game.ply
+        if self.referee.press(side, at) != ACCEPTED:
+            return REFUSED
+        r = clock.press(side, at)
+        if r != OK:  # cannot happen after the tick above; kept as the clock's word
+            self._time_up()
+            return TIMEOUT
+        if self.journal is not None:
+            self.journal.move(self._move_record(side, ply, at))
+        self._after_move()
+        return MOVED
+
+    def tick(self, now):
+        """The clock's look at ``now``: True when a flag just fell."""
+        if self.clock.tick(now) == LATE:
+            self._time_up()
+            return True
+        return False
+
+    # ---- results ------------------------------------------------------------------------------
+
+    def _after_move(self):
+        g = self.game
+        winner = getattr(g, "winner", 0)
+        if winner:  # Gomoku: a five, a foul, a draw
+            self._end(g.result_text())
+        elif getattr(g, "passes", 0) >= 2:  # Go: both passed; the count waits for the dead
+            self.clock.pause(self.clock.seg)
+
+    def _time_up(self):
+        side = self.clock.flagged
+        if not self.result and side:
+            self._end("W+T" if side == BLACK else "B+T")
+
+    def count(self, now):
+        """Go's end: the stones the players lifted are dead; the area count decides."""
+        from firmware.rules.go_count import KOMI_NATIONAL, result_sgf
+
+        c = self.referee.count()
+        self._end(result_sgf(c.margin4(self.settings.get("komi2", KOMI_NATIONAL))))
+        return c
+
+    def resign(self, side, now):
+        """``side`` resigns."""
+        self._end("W+R" if side == BLACK else "B+R")
+
+    def _end(self, result):
+        self.result = result
+        if self.clock.state != 4:
+            self.clock.finish(self.clock.seg)
+        if self.journal is not None:
+            self.journal.result(result)
+
+    def _move_record(self, side, ply, at):
+        # What the journal keeps of a committed move: ply, colour, point (1023 a pass), both
+        # clocks as their turns stand, and the paddle's tick.
+        g = self.game
+        point = 1023
+        if isinstance(getattr(g, "moves", None), list):  # Gomoku keeps colour << 10 | point
+            point = g.moves[-1] & 1023
+        else:
+            m = g.move(g.ply - 1)
+            if m[1] is not None:
+                point = (m[2] << 5) | m[1]
+        c = self.clock
+        return (
+            g.ply,
+            side,
+            point,
+            c.main[BLACK],
+            c.main[WHITE],
+            c.over[BLACK],
+            c.over[WHITE],
+            at,
+        )

@@ -1,0 +1,107 @@
+"""A whole game at the board (firmware/match.py): the simulated grid, paddles, the clock.
+
+A corpus game that ended by resignation is played stone by stone on the simulated grid with
+realistic timing (5-60 s a move, the paddle stamped a little after the stone settles); the
+grid is scanned only while something happens, and the clock is ticked across the quiet
+seconds, which is the same for the logic. The result, the moves and the clock totals must
+come out exactly.
+"""
+
+from firmware import sgf
+from firmware.clock.clock import BLACK, WHITE
+from firmware.match import MOVED, REFUSED, Match
+from firmware.rules.go import Game
+from firmware.sensing.grid import Sensing
+from tests.support import Rng, join, require_shared, shared_path
+from tests.test_physical_replay import N, calibrated
+
+
+def _resigned_game():
+    root = shared_path("corpus", "go")
+    require_shared(join(root, "index.tsv"))
+    with open(join(root, "index.tsv")) as f:
+        f.readline()
+        for line in f:
+            cols = line.split("\t")
+            if len(cols) > 6 and cols[4][2:3] == "R" and int(cols[6]) <= 160:
+                return join(root, cols[0]), cols[4][0]
+    raise AssertionError("no resigned game in the corpus")
+
+
+def test_a_corpus_game_at_the_board():
+    path, winner = _resigned_game()
+    with open(path, "rb") as f:
+        nodes = sgf.parse(f.read())
+    moves = sgf.moves(nodes, N)
+    grid, frame, cal = calibrated(3)
+    match = Match({"game": "go19", "time": "cn-local"}, Sensing(N, cal))
+    rng = Rng(77)
+    now = 1000
+    for _ in range(5):
+        now += 50
+        match.frame(grid.scan(frame), now)
+    match.start(now)
+    used = [0, 0, 0]
+    for k, (colour, xy) in enumerate(moves):
+        side = BLACK if colour == "B" else WHITE
+        think = rng.between(5000, 60000)
+        t0 = now
+        now += think - 300  # thinking: nothing on the board changes, the clock ticks
+        assert not match.tick(now)
+        if xy is not None:
+            x, y = xy
+            before = [match.game.board.color_at(i % N, i // N) for i in range(N * N)]
+            grid.put(x, y, side, dx=rng.between(-8, 8) / 100)
+            for _ in range(4):
+                now += 50
+                match.frame(grid.scan(frame), now)
+            game = match.game
+            # The player takes off what the move captures: a copy of the position shows which.
+            shadow = Game(N)
+            for i, c in enumerate(before):
+                if c:
+                    shadow.setup(c, i % N, i // N)
+            shadow.set_to_move(side)
+            shadow.play(side, x, y)
+            for i, c in enumerate(before):
+                if c and not shadow.board.color_at(i % N, i // N):
+                    grid.lift(i % N, i // N)
+            for _ in range(3):
+                now += 50
+                match.frame(grid.scan(frame), now)
+            assert game.ply == k
+        at = now + 100  # the paddle, stamped in its IRQ
+        r = match.press(side, at)
+        assert r == MOVED, (k, r, match.referee.why)
+        used[side] += at - t0
+        now = at
+    loser = WHITE if winner == "B" else BLACK
+    match.resign(loser, now)
+    assert match.result == winner + "+R"
+    assert match.game.ply == len(moves)
+    assert match.clock.spent[BLACK] == used[BLACK]
+    assert match.clock.spent[WHITE] == used[WHITE]
+    assert match.clock.state == 4  # finished
+
+
+def test_a_press_the_referee_refuses_leaves_the_clock_running():
+    grid, frame, cal = calibrated(5)
+    match = Match({"game": "go19", "time": "fischer-30-30"}, Sensing(N, cal))
+    now = 0
+    for _ in range(5):
+        now += 50
+        match.frame(grid.scan(frame), now)
+    match.start(now)
+    grid.put(3, 3, BLACK)
+    grid.put(15, 15, BLACK)  # two stones at once
+    for _ in range(4):
+        now += 50
+        match.frame(grid.scan(frame), now)
+    assert match.press(BLACK, now + 10) == REFUSED
+    assert match.clock.running == BLACK and match.game.ply == 0
+    grid.lift(15, 15)
+    for _ in range(4):
+        now += 50
+        match.frame(grid.scan(frame), now)
+    assert match.press(BLACK, now + 10) == MOVED
+    assert match.clock.running == WHITE
