@@ -1,0 +1,147 @@
+"""The device app: the board's tasks around one ``Match`` (firmware/match.py).
+
+Start reading at ``App.step``: one pass of everything the board does — paddle presses
+stamped by their IRQ, a scan through sensing and the referee, the clock's tick, the faces and
+the buzzer. ``run`` repeats it as asyncio tasks on the board; tests and the simulator call
+``step`` with their own times, so the same code is exercised to the millisecond.
+
+Nothing in the paddle path allocates: the IRQ handler writes a preallocated ring (``Paddles``).
+A task that raises is caught and logged, the game is saved (journal), and the task starts
+again: one bad frame or a display fault never stops the clock.
+"""
+
+from array import array
+
+from micropython import const
+
+from firmware.clock import ticks
+
+_RING = const(8)  # paddle presses waiting for the clock task: plenty at human speed
+
+
+class Paddles:
+    """The two clock paddles: ``hit(side, tick)`` from the hard IRQ, ``take()`` in the task."""
+
+    def __init__(self):
+        self.side = bytearray(_RING)
+        self.at = array("i", [0] * _RING)
+        self.head = 0  # written by the IRQ only
+        self.tail = 0  # written by the task only
+        self.lost = 0
+
+    def hit(self, side, at):
+        """Record a press (IRQ context: no allocation, no waiting)."""
+        nxt = (self.head + 1) % _RING
+        if nxt == self.tail:
+            self.lost += 1
+            return
+        self.side[self.head] = side
+        self.at[self.head] = at
+        self.head = nxt
+
+    def take(self):
+        """The oldest waiting press's side (0 if none); its tick is left in ``taken_at``."""
+        if self.tail == self.head:
+            return 0
+        i = self.tail
+        self.taken_at = self.at[i]
+        self.tail = (i + 1) % _RING
+        return self.side[i]
+
+
+class App:
+    """The board: ``scanner`` (``firmware/hal``), a ``Match``, and optional ``faces`` (two
+    objects with ``show(Face)``), ``buzzer`` (with ``play(pattern, now)`` and ``step(now)``),
+    ``journal``; ``now`` reads the tick (``firmware.clock.ticks.now_ms`` on the board)."""
+
+    def __init__(self, scanner, match, faces=None, buzzer=None, journal=None, now=ticks.now_ms):
+        from firmware.clock.clock import Face
+
+        self.scanner = scanner
+        self.match = match
+        self.faces = faces
+        self.buzzer = buzzer
+        self.journal = journal
+        self.now = now
+        self.paddles = Paddles()
+        self.frame = array("H", [0] * (scanner.n * scanner.n))
+        self.face = Face()
+        self.cue = 0  # the next cue the buzzer waits for, and the clock version it was for
+        self.cue_version = -1
+        self.errors = []  # (task, message), for the arbiter and the host
+        self.steps = 0
+        self.last_tick = 0
+        self.longest_gap = 0  # ms between clock ticks: the budget the tasks must keep
+
+    # ---- one pass ---------------------------------------------------------------------------
+
+    def step(self, now):
+        """Everything once, at tick ``now``: presses, a scan, the clock, faces and buzzer."""
+        self.steps += 1
+        m = self.match
+        side = self.paddles.take()
+        while side:
+            m.press(side, self.paddles.taken_at)
+            side = self.paddles.take()
+        self.scanner.scan(self.frame)
+        m.frame(self.frame, now)
+        self._tick(now)
+        self._show(now)
+
+    def _tick(self, now):
+        gap = ticks.diff(now, self.last_tick)
+        if self.steps > 1 and gap > self.longest_gap:
+            self.longest_gap = gap
+        self.last_tick = now
+        self.match.tick(now)
+
+    def _show(self, now):
+        clock = self.match.clock
+        if self.faces is not None:
+            for side in (1, 2):
+                clock.face(side, now, self.face)
+                self.faces[side - 1].show(self.face)
+        if self.buzzer is not None:
+            if clock.version != self.cue_version:
+                self.cue_version = clock.version
+                self.cue = clock.next_cue(now)
+                self.cue_at = clock.cue_tick
+            if self.cue and ticks.diff(now, self.cue_at) >= 0:
+                from firmware.clock import cues
+
+                self.buzzer.play(cues.pattern(self.cue), now)
+                self.cue = clock.next_cue(self.cue_at)
+                self.cue_at = clock.cue_tick
+            self.buzzer.step(now)
+
+    # ---- the board's loop -------------------------------------------------------------------
+
+    def guarded_step(self, now):
+        """``step``, with any exception logged and survived (the clock must go on)."""
+        try:
+            self.step(now)
+        except Exception as e:
+            self.fault("step", e)
+
+    async def run(self, period_ms=50):
+        """Run ``step`` every ``period_ms`` for ever."""
+        import asyncio
+
+        sleep_ms = getattr(asyncio, "sleep_ms", None)
+        while True:
+            self.guarded_step(self.now())
+            if sleep_ms is not None:
+                await sleep_ms(period_ms)
+            else:
+                await asyncio.sleep(period_ms / 1000)
+
+    def fault(self, where, e):
+        """Log an exception from a task and save the game before anything else."""
+        self.errors.append((where, repr(e)))
+        if len(self.errors) > 20:
+            self.errors.pop(0)
+        if self.journal is not None:
+            try:
+                self.journal.sync()
+            except Exception as e2:
+                self.errors.append(("journal", repr(e2)))

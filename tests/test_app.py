@@ -1,0 +1,107 @@
+"""The device app's pass (firmware/app.py) on the simulated grid, with fake faces and buzzer.
+
+Times are the test's: ``App.step(now)`` is what the board's task runs every scan.
+"""
+
+from firmware.app import App, Paddles
+from firmware.clock import cues
+from firmware.clock.clock import BLACK, WHITE
+from firmware.match import Match
+from firmware.sensing.grid import Sensing
+from tests.support import locked
+from tests.test_physical_replay import N, calibrated
+
+
+class Faces:
+    def __init__(self):
+        self.last = b""
+        self.shows = 0
+
+    def show(self, face):
+        self.shows += 1
+        if self.shows % 16 == 1 or face.length != len(self.last):  # a sample is enough
+            self.last = bytes(face.text[: face.length])
+
+
+class Buzzer:
+    def __init__(self):
+        self.played = []
+
+    def play(self, pattern, now):
+        self.played.append((now, pattern))
+
+    def step(self, now):
+        pass
+
+
+def _app(time="cn-local"):
+    grid, frame, cal = calibrated(9)
+    match = Match({"game": "go19", "time": time}, Sensing(N, cal))
+    faces = (Faces(), Faces())
+    app = App(grid, match, faces=faces, buzzer=Buzzer(), now=lambda: 0)
+    return grid, app
+
+
+def test_paddle_presses_go_through_the_ring():
+    p = Paddles()
+    assert p.take() == 0
+    for k in range(7):
+        p.hit(BLACK if k % 2 == 0 else WHITE, 100 + k)
+    p.hit(BLACK, 200)  # the ring holds 7: this one is lost, and counted
+    assert p.lost == 1
+    got = []
+    side = p.take()
+    while side:
+        got.append((side, p.taken_at))
+        side = p.take()
+    assert got == [(BLACK if k % 2 == 0 else WHITE, 100 + k) for k in range(7)]
+    assert locked(lambda: p.hit(WHITE, 5)) is None  # the IRQ path allocates nothing
+
+
+def test_moves_faces_and_the_counting_cues():
+    grid, app = _app("cn-local")  # 1 hour; the last minute counted
+    now = 0
+    for _ in range(5):
+        now += 50
+        app.step(now)
+    app.match.start(now)
+    start = now
+    grid.put(3, 3, BLACK)
+    for _ in range(5):
+        now += 50
+        app.step(now)
+    app.paddles.hit(BLACK, now + 7)
+    now += 50
+    app.step(now)
+    assert app.match.game.ply == 1 and app.match.clock.running == WHITE
+    app.faces[0].last = b""
+    app.faces[0].shows = 0
+    app.step(now)
+    assert app.faces[0].last == b"59:00"  # 59 min of main time less 0.257 s, rounded up
+    # White thinks past its 59 minutes of main time into the counted minute.
+    t = start + 257 + 59 * 60000
+    while now < t + 31000:
+        now += 500
+        app.step(now)
+    played = [(at, p) for at, p in app.buzzer.played]
+    assert played and played[0][1] == cues.pattern(cues.MARK << 8 | 30)
+    assert played[0][0] - (start + 257 + 59 * 60000 + 30000) < 500  # within one step
+    assert app.longest_gap == 500
+
+
+def test_a_failing_step_is_logged_and_survived():
+    grid, app = _app()
+
+    class Broken:
+        n = N
+
+        def scan(self, frame):
+            raise OSError("ADC gone")
+
+    good = app.scanner
+    app.scanner = Broken()
+    app.guarded_step(50)
+    assert app.errors and app.errors[-1][0] == "step"
+    app.scanner = good
+    app.guarded_step(100)
+    assert len(app.errors) == 1
