@@ -3,7 +3,9 @@
 #
 #   make test    lint, pytest on CPython, tests/mp_run.py on the MicroPython unix port
 #   make lint    ruff check + ruff format --check        make format   fix what ruff can
-#   make sim     GTP front-end on the MicroPython unix port (interactive)
+#   make sim     the firmware app on the MicroPython unix port with a simulated board and clock
+#                (commands from the terminal; with no terminal, a scripted demo that exits)
+#   make gtp     the GTP front-end on the MicroPython unix port
 #   make bench   every bench/bench_*.py on the MicroPython unix port
 #   make clean   remove the virtual environment, caches and build artefacts
 
@@ -17,7 +19,7 @@ STAMP := $(VENV)/.installed
 MP_TEST_HEAP := 64M
 
 .DEFAULT_GOAL := test
-.PHONY: venv test lint format sim bench clean
+.PHONY: venv test lint format sim gtp bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +57,9 @@ format: $(STAMP)
 	exit $$status
 
 sim: $(STAMP)
+	@if [ -t 0 ]; then $(MP) -m firmware.simulator; else $(MP) -m firmware.simulator --demo; fi
+
+gtp: $(STAMP)
 	$(MP) -m firmware.gtp
 
 # Run as modules (-m bench.NAME) so that the repository root is on MicroPython's path.

@@ -1,0 +1,185 @@
+"""The board on a PC: the real app on the simulated Hall grid, driven by text commands.
+
+    micropython -m firmware.simulator            # commands on stdin, state lines on stdout
+    micropython -m firmware.simulator --demo     # a short scripted game, then exit
+
+Runs on the MicroPython unix port (``make sim``) and on CPython. Time is simulated: the app's
+pass (``App.step``) runs every 50 ms of simulated time, as the board's task does, so a demo of
+an hour's game takes seconds. The grid is calibrated first by the real procedure (an empty
+board, then the two checkerboard passes), as a maker would.
+
+Commands, one per line (points as Go vertices, ``D4``; colours ``b``/``w``):
+
+    put D4 b [dx dy]   put a stone down (dx, dy: off the point, in hundredths of a pitch)
+    lift D4            take a stone off
+    press b            the black paddle (or w)
+    wait 1500          let simulated time pass (ms)
+    start              start the clock (Black's)
+    show               print the board, the faces and the last incident
+    quit
+
+A host program (``host_tools``' terminal view) speaks the same commands; ``show`` lines are
+plain text so a person can also type at it.
+"""
+
+import sys
+
+from firmware.app import App
+from firmware.clock.clock import BLACK, WHITE
+from firmware.hal.sim import SimGrid, checkerboard
+from firmware.match import Match
+from firmware.referee import incidents as inc
+from firmware.rules.coords import parse_vertex, vertex
+from firmware.sensing.calibration import Calibrator
+from firmware.sensing.grid import Sensing
+
+N = 19
+STEP_MS = 50
+
+
+class Buzzer:
+    """The buzzer as text: each cue is printed when it sounds."""
+
+    def __init__(self, out):
+        self.out = out
+
+    def play(self, pattern, now):
+        self.out("  [buzzer] " + " ".join("%d Hz %d ms" % step for step in pattern))
+
+    def step(self, now):
+        pass
+
+
+class Simulator:
+    """The simulated board and its app, at simulated time ``now``."""
+
+    def __init__(self, settings=None, out=print, seed=1):
+        self.out = out
+        self.grid = SimGrid(N, seed=seed)
+        frame = self.grid.new_frame()
+        cal = Calibrator(N)
+        for add, phase in ((cal.add_empty, None), (cal.add_pass_a, 0), (cal.add_pass_b, 1)):
+            if phase is not None:
+                checkerboard(self.grid, phase)
+            for _ in range(6):
+                add(self.grid.scan(frame))
+        self.grid.clear()
+        settings = settings or {"game": "go19", "time": "cn-local"}
+        self.match = Match(settings, Sensing(N, cal.finish()))
+        self.now = 0
+        self.app = App(self.grid, self.match, buzzer=Buzzer(out), now=lambda: self.now)
+        self.wait(300)
+
+    def wait(self, ms):
+        """Let ``ms`` of simulated time pass, the app stepping every 50 ms."""
+        end = self.now + ms
+        while self.now < end:
+            self.now += STEP_MS
+            self.app.guarded_step(self.now)
+
+    def command(self, line):
+        """Run one command line; False after ``quit``."""
+        words = line.split()
+        if not words:
+            return True
+        cmd = words[0].lower()
+        try:
+            if cmd == "quit":
+                return False
+            if cmd == "put":
+                x, y = parse_vertex(words[1], N)
+                c = BLACK if words[2].lower().startswith("b") else WHITE
+                dx = int(words[3]) / 100 if len(words) > 3 else 0.0
+                dy = int(words[4]) / 100 if len(words) > 4 else 0.0
+                self.grid.put(x, y, c, dx=dx, dy=dy)
+                self.wait(250)
+            elif cmd == "lift":
+                x, y = parse_vertex(words[1], N)
+                self.grid.lift(x, y)
+                self.wait(250)
+            elif cmd == "press":
+                side = BLACK if words[1].lower().startswith("b") else WHITE
+                self.app.paddles.hit(side, self.now + 1)
+                self.wait(STEP_MS)
+                self.report_press()
+            elif cmd == "wait":
+                self.wait(int(words[1]))
+            elif cmd == "start":
+                self.match.start(self.now)
+            elif cmd == "show":
+                self.show()
+            else:
+                self.out("? unknown command: %s" % cmd)
+        except (IndexError, ValueError) as e:
+            self.out("? %s: %s" % (line.strip(), e))
+        return True
+
+    def report_press(self):
+        log = self.match.referee.log.last()
+        if log is not None and log[0] != inc.MOVE:
+            zh, en = inc.words(log[0])
+            pts = " ".join(vertex(p % N, p // N) for p in log[3])
+            self.out("  [referee] %s / %s %s" % (zh, en, pts))
+
+    def show(self):
+        """The board as the rules hold it, both faces, whose turn, the result."""
+        from firmware.clock.clock import Face
+
+        b = self.match.game.board
+        for y in range(N - 1, -1, -1):
+            row = []
+            for x in range(N):
+                c = b.color_at(x, y)
+                row.append("X" if c == BLACK else "O" if c == WHITE else ".")
+            self.out("%2d %s" % (y + 1, " ".join(row)))
+        self.out("   " + " ".join("ABCDEFGHJKLMNOPQRST"))
+        f = Face()
+        faces = []
+        for side in (BLACK, WHITE):
+            self.match.clock.face(side, self.now, f)
+            faces.append(bytes(f.text[: f.length]).decode())
+        g = self.match.game
+        self.out(
+            "black %s | white %s | move %d | %s"
+            % (faces[0], faces[1], g.ply, self.match.result or ("black", "white")[g.to_move - 1])
+        )
+
+
+DEMO = (
+    "start",
+    "put Q16 b",
+    "wait 4000",
+    "press b",
+    "put D4 w 6 -4",
+    "wait 7000",
+    "press w",
+    "put Q4 b",
+    "put C3 b",
+    "press b",  # two stones: refused (连走二步)
+    "lift C3",
+    "wait 2000",
+    "press b",
+    "put D16 w",
+    "wait 3000",
+    "press w",
+    "show",
+)
+
+
+def main(argv):
+    """``--demo`` plays the scripted game; otherwise commands come from stdin."""
+    sim = Simulator()
+    sim.out("tengen simulator: the firmware app on a simulated 19x19 Hall grid")
+    if "--demo" in argv:
+        for line in DEMO:
+            sim.out("> " + line)
+            sim.command(line)
+        return
+    while True:
+        line = sys.stdin.readline()
+        if not line or not sim.command(line):
+            break
+
+
+if __name__ == "__main__":
+    main(sys.argv)

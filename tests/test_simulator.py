@@ -1,0 +1,26 @@
+"""``make sim``'s program (firmware/simulator.py): the demo and the commands, both runtimes."""
+
+from firmware.simulator import DEMO, Simulator
+
+
+def _run(lines):
+    out = []
+    sim = Simulator(out=out.append)
+    for line in lines:
+        assert sim.command(line) is True
+    return sim, out
+
+
+def test_the_demo_plays_through_the_whole_stack():
+    sim, out = _run(DEMO)
+    assert sim.match.game.ply == 4
+    assert any("连走二步" in line for line in out)  # the two stones at once were refused
+    assert out[-1].startswith("black ") and "move 4" in out[-1]
+    assert "X" in out[-18] and "O" in out[-18]  # row 4: D4 white, Q4 black
+
+
+def test_bad_commands_answer_and_go_on():
+    sim, out = _run(["put Z99 b", "frobnicate", "press", "wait x", "start", "put D4 b"])
+    assert sum(1 for line in out if line.startswith("?")) == 4
+    assert sim.command("quit") is False
+    assert sim.grid.color_at(3, 3) == 1
