@@ -4,7 +4,7 @@
 #   make test    lint, pytest on CPython, tests/mp_run.py on the MicroPython unix port
 #   make lint    ruff check + ruff format --check        make format   fix what ruff can
 #   make sim     the firmware app on the MicroPython unix port with a simulated board and clock
-#                (commands from the terminal; with no terminal, a scripted demo that exits)
+#                (a terminal view played by keys; with no terminal, a scripted demo that exits)
 #   make gtp     the GTP front-end on the MicroPython unix port
 #   make bench   every bench/bench_*.py on the MicroPython unix port
 #   make clean   remove the virtual environment, caches and build artefacts
@@ -57,7 +57,7 @@ format: $(STAMP)
 	exit $$status
 
 sim: $(STAMP)
-	@if [ -t 0 ]; then $(MP) -m firmware.simulator; else $(MP) -m firmware.simulator --demo; fi
+	@if [ -t 0 ] && [ -t 1 ]; then $(BIN)/python -m host_tools.sim; else $(MP) -m firmware.simulator --demo; fi
 
 gtp: $(STAMP)
 	$(MP) -m firmware.gtp
