@@ -47,7 +47,7 @@ class Table:
         self.grid, self.frame, cal = calibrated(seed)
         self.sensing = Sensing(N, cal)
         self.game = game or Game(N)
-        self.referee = Referee(self.game, grid=N)
+        self.referee = Referee(self.game, grid=N, log_limit=1000)  # every incident, to count
         self.now = 0
         self.frames(8)
 

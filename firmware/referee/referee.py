@@ -81,7 +81,9 @@ def point(i, n):
 class Referee:
     """Judges one game (Go ``Game`` or ``Gomoku``) against what the board sees."""
 
-    def __init__(self, game, captures=REFUSE, illegal=REFUSE, scatter=_SCATTER, grid=0):
+    def __init__(
+        self, game, captures=REFUSE, illegal=REFUSE, scatter=_SCATTER, grid=0, log_limit=64
+    ):
         self.game = game
         self.go = hasattr(game, "captures")  # Go's Game counts captures; Gomoku has none
         self.n = game.board.size
@@ -107,7 +109,7 @@ class Referee:
         self.passed = False  # the last press was a pass (a stone may follow: 先按钟后落子)
         self.late_logged = False
         self.scattered = False
-        self.log = inc.Log()
+        self.log = inc.Log(log_limit)  # the latest incidents; the journal keeps them all
         self.why = 0  # the incident kind of the last refusal
         self.points = ()  # and its points
         self.now = 0
