@@ -1,0 +1,296 @@
+"""The settings and the menu that sets them with the four keys.
+
+Start with ``Menu``: ``handle(event)`` takes the events of ``buttons.py``, ``text()`` is the
+line the faces show for the item at hand (at most 8 characters: "GO 19", "RULES 88",
+"KOMI 7.5"), ``settings`` the result, a plain dict the app journals and hands to the rules
+and the clock:
+
+- ``game``: "go", "renju", "standard" or "freestyle" (``firmware/rules/gomoku.py`` VARIANTS);
+  ``size``: 19, 13 or 9 for Go, 15 for the others.
+- Go: ``rules`` ("1988", "1979", "taiwan", "national": the rule texts of SPEC §1), which sets
+  ``ko`` (``firmware/rules/go.py`` KO_RULES: "chinese", "positional", "situational"),
+  ``komi2`` (komi in half points, ``firmware/rules/go_count.py``: KOMI_1988 = 5½ points =
+  2¾ stones, KOMI_NATIONAL = 7½ points = 3¾ stones, KOMI_TAIWAN) and ``free_captures``
+  (1988: removing captures in byo-yomi is free); ``handicap`` 0 … 9 (1 is 让先: Black
+  first, no stones; from 1 on there is no komi, 001).
+- Gomoku/Renju: ``opening`` ("free" or "designated"), ``offers`` (N of 五手N打, 1 … 10, with a
+  designated opening), ``claims`` ("auto" or "claim").
+- ``time``: a name of ``firmware/clock/control.py`` PRESETS; ``volume`` 0 (silent) … 3.
+
+Keys: MODE next item, PAUSE the item before, + and − (and their repeat) change the value,
+long MODE done (DONE), long PAUSE cancel (CANCEL: the settings as they were at the start).
+Items that do not apply to the game are skipped. Not on the clock's path: this allocates.
+"""
+
+from micropython import const
+
+from firmware.clock.control import PRESETS
+from firmware.rules.go_count import KOMI_1988, KOMI_NATIONAL, KOMI_TAIWAN
+from firmware.ui import buttons
+
+# What ``handle`` did.
+NOTHING = const(0)
+MOVED = const(1)  # another item
+CHANGED = const(2)  # a value changed
+DONE = const(3)
+CANCEL = const(4)
+
+GAMES = (  # (label, game, size)
+    ("GO 19", "go", 19),
+    ("GO 13", "go", 13),
+    ("GO 9", "go", 9),
+    ("RENJU", "renju", 15),
+    ("GOMOKU", "standard", 15),
+    ("FREESTYL", "freestyle", 15),
+)
+
+# Go rule texts (SPEC §1): (name, label, ko rule, komi in half points, free capture time).
+RULES = (
+    ("1988", "RULES 88", "chinese", KOMI_1988, True),  # 000: 中国围棋竞赛规则 (1988)
+    ("1979", "RULES 79", "chinese", KOMI_1988, False),  # 001: 围棋竞赛规则 1979
+    ("taiwan", "TAIWAN", "situational", KOMI_TAIWAN, False),  # 003: 第6条, 第11条
+    ("national", "NATIONAL", "chinese", KOMI_NATIONAL, False),  # the current rules, 004
+)
+KO_RULES = ("chinese", "positional", "situational")
+KO_LABELS = ("KO CN", "KO POS", "KO SIT")
+KOMI_MAX = const(30)  # half points: up to 15 points
+HANDICAP_MAX = const(9)
+OFFERS_MAX = const(10)
+VOLUME_MAX = const(3)
+
+# Short labels of the time presets (8 characters at most); another name shows itself.
+TIME_LABELS = {
+    "cn-national": "CN 3H",
+    "cn-local": "CN 1H",
+    "japanese-5x30": "JP 5X30",
+    "canadian-25-10": "CA 25-10",
+    "fischer-30-30": "FI 30+30",
+    "renju-rif": "RIF60+30",
+    "renju-stages": "RJ STAGE",
+    "ing-penalty": "ING PEN",
+    "quick": "QUICK",
+    "blitz-delay": "BLITZ 5",
+    "bronstein-15-10": "BR 15+10",
+    "shared-2h": "SHARE 2H",
+}
+TIMES = tuple(sorted(PRESETS))
+GO_TIME = "cn-national"
+GOMOKU_TIME = "renju-rif"
+
+# The items, in menu order.
+GAME = const(0)
+RULESET = const(1)
+KO = const(2)
+KOMI = const(3)
+HANDICAP = const(4)
+OPENING = const(5)
+OFFERS = const(6)
+CLAIMS = const(7)
+TIME = const(8)
+VOLUME = const(9)
+ITEMS = const(10)
+ITEM_NAMES = (
+    "game",
+    "rules",
+    "ko",
+    "komi",
+    "handicap",
+    "opening",
+    "offers",
+    "claims",
+    "time",
+    "volume",
+)
+
+
+def defaults():
+    """The settings of a new board: Go 19×19 under the 1988 rules, national time, volume 2."""
+    return {
+        "game": "go",
+        "size": 19,
+        "rules": "1988",
+        "ko": "chinese",
+        "komi2": KOMI_1988,
+        "free_captures": True,
+        "handicap": 0,
+        "opening": "designated",
+        "offers": 10,
+        "claims": "auto",
+        "time": GO_TIME,
+        "volume": 2,
+    }
+
+
+def komi_text(komi2):
+    """Komi in points from half points: "7.5", "6", "-0.5"."""
+    sign = "-" if komi2 < 0 else ""
+    k = -komi2 if komi2 < 0 else komi2
+    return sign + str(k // 2) + (".5" if k % 2 else "")
+
+
+def time_label(name):
+    """A time preset's short label."""
+    return TIME_LABELS.get(name) or name.upper()[:8]
+
+
+def _cycle(values, current, step):
+    i = values.index(current) if current in values else 0
+    return values[(i + step) % len(values)]
+
+
+def _clamp(v, lo, hi):
+    return lo if v < lo else hi if v > hi else v
+
+
+class Menu:
+    """The settings menu over a settings dict (a copy is kept to cancel)."""
+
+    def __init__(self, settings=None):
+        base = defaults()
+        if settings:
+            base.update(settings)
+        self.settings = base
+        self.saved = dict(base)
+        self.item = GAME
+
+    def go(self):
+        """Whether the game is Go."""
+        return self.settings["game"] == "go"
+
+    def applies(self, item):
+        """Whether ``item`` is in the menu for the current game."""
+        s = self.settings
+        if item in (RULESET, KO, KOMI, HANDICAP):
+            return s["game"] == "go"
+        if item in (OPENING, CLAIMS):
+            return s["game"] != "go"
+        if item == OFFERS:
+            return s["game"] != "go" and s["opening"] == "designated"
+        return True
+
+    def _move(self, step):
+        i = self.item
+        while True:
+            i = (i + step) % ITEMS
+            if self.applies(i):
+                break
+        self.item = i
+
+    def handle(self, ev):
+        """One key event: NOTHING, MOVED, CHANGED, DONE or CANCEL."""
+        k = buttons.kind(ev)
+        key = buttons.keys(ev)
+        if k == buttons.LONG and key == buttons.MODE:
+            return DONE
+        if k == buttons.LONG and key == buttons.PAUSE:
+            self.settings = dict(self.saved)
+            self.item = GAME
+            return CANCEL
+        if k == buttons.PRESS and key == buttons.MODE:
+            self._move(1)
+            return MOVED
+        if k == buttons.PRESS and key == buttons.PAUSE:
+            self._move(-1)
+            return MOVED
+        if k in (buttons.PRESS, buttons.REPEAT, buttons.LONG) and key in (
+            buttons.PLUS,
+            buttons.MINUS,
+        ):
+            self.change(1 if key == buttons.PLUS else -1)
+            return CHANGED
+        return NOTHING
+
+    def change(self, step):
+        """Change the current item's value by ``step`` (+1 or -1)."""
+        s = self.settings
+        item = self.item
+        if item == GAME:
+            now = (s["game"], s["size"])
+            pairs = [(g, n) for _, g, n in GAMES]
+            i = pairs.index(now) if now in pairs else 0
+            _, game, size = GAMES[(i + step) % len(GAMES)]
+            was_go = s["game"] == "go"
+            s["game"] = game
+            s["size"] = size
+            if was_go != (game == "go"):  # a time control that suits the game
+                s["time"] = GO_TIME if game == "go" else GOMOKU_TIME
+        elif item == RULESET:
+            names = [r[0] for r in RULES]
+            self.set_rules(_cycle(names, s["rules"], step))
+        elif item == KO:
+            s["ko"] = _cycle(KO_RULES, s["ko"], step)
+        elif item == KOMI:
+            s["komi2"] = _clamp(s["komi2"] + step, 0, KOMI_MAX)
+        elif item == HANDICAP:
+            h = _clamp(s["handicap"] + step, 0, HANDICAP_MAX)
+            if h and not s["handicap"]:
+                s["komi2"] = 0  # 让先 and handicap games have no komi (001)
+            elif not h and s["handicap"]:
+                s["komi2"] = self._rule()[3]
+            s["handicap"] = h
+        elif item == OPENING:
+            s["opening"] = "free" if s["opening"] == "designated" else "designated"
+        elif item == OFFERS:
+            s["offers"] = _clamp(s["offers"] + step, 1, OFFERS_MAX)
+        elif item == CLAIMS:
+            s["claims"] = "claim" if s["claims"] == "auto" else "auto"
+        elif item == TIME:
+            s["time"] = _cycle(TIMES, s["time"], step)
+        elif item == VOLUME:
+            s["volume"] = _clamp(s["volume"] + step, 0, VOLUME_MAX)
+
+    def _rule(self):
+        for r in RULES:
+            if r[0] == self.settings["rules"]:
+                return r
+        return RULES[0]
+
+    def set_rules(self, name):
+        """Choose a Go rule text: its ko rule, komi (none with a handicap), capture time."""
+        s = self.settings
+        s["rules"] = name
+        r = self._rule()
+        s["ko"] = r[2]
+        s["komi2"] = 0 if s["handicap"] else r[3]
+        s["free_captures"] = r[4]
+
+    def text(self, item=None):
+        """The line for the faces: the item and its value, at most 8 characters."""
+        s = self.settings
+        item = self.item if item is None else item
+        if item == GAME:
+            for label, g, n in GAMES:
+                if g == s["game"] and n == s["size"]:
+                    return label
+            return s["game"].upper()[:8]
+        if item == RULESET:
+            return self._rule()[1]
+        if item == KO:
+            return KO_LABELS[KO_RULES.index(s["ko"])] if s["ko"] in KO_RULES else "KO"
+        if item == KOMI:
+            k = komi_text(s["komi2"])
+            return "KOMI" + (" " if len(k) <= 3 else "") + k
+        if item == HANDICAP:
+            return "HCAP " + str(s["handicap"])
+        if item == OPENING:
+            return "OPEN " + ("DES" if s["opening"] == "designated" else "FRE")
+        if item == OFFERS:
+            return "OFFER " + str(s["offers"])
+        if item == CLAIMS:
+            return "AUTO REF" if s["claims"] == "auto" else "CLAIMS"
+        if item == TIME:
+            return time_label(s["time"])
+        if item == VOLUME:
+            return "VOL " + (str(s["volume"]) if s["volume"] else "OFF")
+        return ""
+
+    def result(self):
+        """The settings that apply to the chosen game (a new dict)."""
+        s = self.settings
+        out = {"game": s["game"], "size": s["size"], "time": s["time"], "volume": s["volume"]}
+        keys = ("rules", "ko", "komi2", "free_captures", "handicap")
+        if s["game"] != "go":
+            keys = ("opening", "claims") + (("offers",) if s["opening"] == "designated" else ())
+        for k in keys:
+            out[k] = s[k]
+        return out
