@@ -22,6 +22,12 @@ TIMEOUT = const(3)  # the side's time had run out before the press
 
 GAMES = ("go19", "go13", "go9", "renju", "standard", "freestyle")
 
+# Why a game ended, as the journal keeps it (``journal.result``'s ``reason``).
+END_RESIGN = const(1)
+END_TIME = const(2)
+END_COUNT = const(3)  # Go's area count: margin in half points
+END_RULES = const(4)  # Gomoku: a five, a foul, a draw by the rules
+
 
 def new_game(settings):
     """The rules object for ``settings`` (see ``Match``)."""
@@ -67,12 +73,31 @@ class Match:
         self.journal = journal
         self.result = ""  # how the game ended, once it has: "B+R", "W+T", "B+3.5" ...
         self.frames = 0
+        self.journaled = 0  # referee incidents already in the journal
 
     # ---- the flow -----------------------------------------------------------------------------
 
-    def start(self, now):
-        """Black's clock starts (002 第八条4, the arbiter's signal)."""
+    def start(self, now, board_id="", start_time=0):
+        """Black's clock starts (002 第八条4, the arbiter's signal); the journal begins."""
         self.clock.start(now)
+        if self.journal is not None:
+            s = self.settings
+            kind = s.get("game", "go19")
+            tc = self.clock.control
+            self.journal.begin(
+                {
+                    "kind": 0 if kind.startswith("go") else GAMES.index(kind) - 2,
+                    "size": self.game.board.size,
+                    "komi2": s.get("komi2", 0),
+                    "handicap": s.get("handicap", 0),
+                    "rules": s.get("rules", ""),
+                    "opening": s.get("opening", ""),
+                    "tc": s.get("time", ""),
+                    "tc_figures": (tc.kind, tc.main_ms, tc.period_ms, tc.periods, tc.moves),
+                    "board_id": board_id,
+                    "start": start_time,
+                }
+            )
 
     def frame(self, frame, now):
         """One scan of the grid; the number of points whose stable state changed (< 0: the
@@ -91,15 +116,16 @@ class Match:
         if clock.tick(at) == LATE:
             self._time_up()
             return TIMEOUT
-        ply = self.game.ply
-        if self.referee.press(side, at) != ACCEPTED:
+        verdict = self.referee.press(side, at)
+        self._journal_incidents()
+        if verdict != ACCEPTED:
             return REFUSED
         r = clock.press(side, at)
         if r != OK:  # cannot happen after the tick above; kept as the clock's word
             self._time_up()
             return TIMEOUT
         if self.journal is not None:
-            self.journal.move(self._move_record(side, ply, at))
+            self.journal.move(self.game.ply, side, self._point(), at, self.clocks())
         self._after_move()
         return MOVED
 
@@ -116,37 +142,55 @@ class Match:
         g = self.game
         winner = getattr(g, "winner", 0)
         if winner:  # Gomoku: a five, a foul, a draw
-            self._end(g.result_text())
+            self._end(g.result_text(), winner if winner < 3 else 0, END_RULES)
         elif getattr(g, "passes", 0) >= 2:  # Go: both passed; the count waits for the dead
             self.clock.pause(self.clock.seg)
 
     def _time_up(self):
         side = self.clock.flagged
         if not self.result and side:
-            self._end("W+T" if side == BLACK else "B+T")
+            self._end("W+T" if side == BLACK else "B+T", 3 - side, END_TIME)
 
     def count(self, now):
         """Go's end: the stones the players lifted are dead; the area count decides."""
         from firmware.rules.go_count import KOMI_NATIONAL, result_sgf
 
         c = self.referee.count()
-        self._end(result_sgf(c.margin4(self.settings.get("komi2", KOMI_NATIONAL))))
+        margin4 = c.margin4(self.settings.get("komi2", KOMI_NATIONAL))
+        winner = BLACK if margin4 > 0 else WHITE if margin4 < 0 else 0
+        self._end(result_sgf(margin4), winner, END_COUNT, margin4 // 2)
         return c
 
     def resign(self, side, now):
         """``side`` resigns."""
-        self._end("W+R" if side == BLACK else "B+R")
+        self._end("W+R" if side == BLACK else "B+R", 3 - side, END_RESIGN)
 
-    def _end(self, result):
+    def _end(self, result, winner, reason, margin2=0):
         self.result = result
         if self.clock.state != 4:
             self.clock.finish(self.clock.seg)
         if self.journal is not None:
-            self.journal.result(result)
+            self._journal_incidents()
+            self.journal.result(winner, reason, margin2, self.game.ply)
 
-    def _move_record(self, side, ply, at):
-        # What the journal keeps of a committed move: ply, colour, point (1023 a pass), both
-        # clocks as their turns stand, and the paddle's tick.
+    def _journal_incidents(self):
+        # The referee's new incidents since the last look go to the journal.
+        log = self.referee.log
+        if self.journal is None or log.total == self.journaled:
+            return
+        new = log.total - self.journaled
+        for item in log.items[-new:] if new < len(log.items) else log.items:
+            kind, no, at, points, detail = item
+            self.journal.incident(kind, no, at, points, detail if isinstance(detail, int) else 0)
+        self.journaled = log.total
+
+    def clocks(self):
+        """Both clocks as the journal keeps them: (black main, units, white main, units)."""
+        c = self.clock
+        return (c.main[BLACK], c.over[BLACK], c.main[WHITE], c.over[WHITE])
+
+    def _point(self):
+        # The point of the move just committed (1023: a pass).
         g = self.game
         point = 1023
         if isinstance(getattr(g, "moves", None), list):  # Gomoku keeps colour << 10 | point
@@ -155,14 +199,4 @@ class Match:
             m = g.move(g.ply - 1)
             if m[1] is not None:
                 point = (m[2] << 5) | m[1]
-        c = self.clock
-        return (
-            g.ply,
-            side,
-            point,
-            c.main[BLACK],
-            c.main[WHITE],
-            c.over[BLACK],
-            c.over[WHITE],
-            at,
-        )
+        return point

@@ -12,7 +12,10 @@ from firmware.clock.clock import BLACK, WHITE
 from firmware.match import MOVED, REFUSED, Match
 from firmware.rules.go import Game
 from firmware.sensing.grid import Sensing
+from firmware.store import records as R
+from firmware.store.journal import Journal
 from tests.support import Rng, join, require_shared, shared_path
+from tests.test_journal import fresh_root
 from tests.test_physical_replay import N, calibrated
 
 
@@ -34,13 +37,15 @@ def test_a_corpus_game_at_the_board():
         nodes = sgf.parse(f.read())
     moves = sgf.moves(nodes, N)
     grid, frame, cal = calibrated(3)
-    match = Match({"game": "go19", "time": "cn-local"}, Sensing(N, cal))
+    journal = Journal(fresh_root(blocks=128))
+    match = Match({"game": "go19", "time": "cn-local"}, Sensing(N, cal), journal)
     rng = Rng(77)
     now = 1000
     for _ in range(5):
         now += 50
         match.frame(grid.scan(frame), now)
-    match.start(now)
+    match.start(now, board_id="sim-3")
+    game_no = journal.game_no
     used = [0, 0, 0]
     for k, (colour, xy) in enumerate(moves):
         side = BLACK if colour == "B" else WHITE
@@ -73,6 +78,9 @@ def test_a_corpus_game_at_the_board():
         at = now + 100  # the paddle, stamped in its IRQ
         r = match.press(side, at)
         assert r == MOVED, (k, r, match.referee.why)
+        if k == 40:  # a power cut here: the journal gives back the game as it stands
+            back = Journal(journal.root).resume()
+            assert len(back["moves"]) == 41 and back["clocks"] == match.clocks()
         used[side] += at - t0
         now = at
     loser = WHITE if winner == "B" else BLACK
@@ -82,6 +90,15 @@ def test_a_corpus_game_at_the_board():
     assert match.clock.spent[BLACK] == used[BLACK]
     assert match.clock.spent[WHITE] == used[WHITE]
     assert match.clock.state == 4  # finished
+    recs = journal.records(game_no)
+    kept = [r for r in recs if r[0] == R.MOVE]
+    assert len(kept) == len(moves)
+    assert [r[3] for r in kept] == [
+        1023 if xy is None else (xy[1] << 5) | xy[0] for _, xy in moves
+    ]  # every point, in order
+    result = [r for r in recs if r[0] == R.RESULT][0]
+    assert result[1:3] == (1 if winner == "B" else 2, 1)  # the winner, by resignation
+    assert kept[-1][5] == match.clocks()  # the clocks of the last press
 
 
 def test_a_press_the_referee_refuses_leaves_the_clock_running():

@@ -68,6 +68,7 @@ class Log:
         self.limit = limit
         self.items = []
         self.dropped = 0
+        self.total = 0  # incidents ever added (the journal forwards the new ones)
 
     def add(self, kind, move_no, time_ms, points=(), detail=""):
         """Record one incident."""
@@ -75,6 +76,7 @@ class Log:
             self.items.pop(0)
             self.dropped += 1
         self.items.append((kind, move_no, time_ms, tuple(points), detail))
+        self.total += 1
 
     def last(self):
         """The latest incident, or None."""
