@@ -99,6 +99,22 @@ class Match:
                 }
             )
 
+    def restore(self, resumed):
+        """Take back the unfinished game the journal kept (``Journal.resume()``): its moves are
+        played again, its clocks set as at the last press, paused until the players resume."""
+        g = self.game
+        for m in resumed["moves"]:  # (ply, colour, point, tick, clocks)
+            colour = m[1]
+            point = m[2]
+            if point == 1023:
+                g.play(colour, None, None)
+            else:
+                g.play(colour, point & 31, point >> 5)
+        self.referee.sync()
+        black = sum(1 for m in resumed["moves"] if m[1] == BLACK)
+        clocks = resumed["clocks"] or self.clocks()
+        self.clock.restore(clocks, g.to_move, (black, len(resumed["moves"]) - black))
+
     def frame(self, frame, now):
         """One scan of the grid; the number of points whose stable state changed (< 0: the
         frame was refused and nothing changed)."""

@@ -8,7 +8,7 @@ come out exactly.
 """
 
 from firmware import sgf
-from firmware.clock.clock import BLACK, WHITE
+from firmware.clock.clock import BLACK, PAUSED, WHITE
 from firmware.match import MOVED, REFUSED, Match
 from firmware.rules.go import Game
 from firmware.sensing.grid import Sensing
@@ -81,6 +81,11 @@ def test_a_corpus_game_at_the_board():
         if k == 40:  # a power cut here: the journal gives back the game as it stands
             back = Journal(journal.root).resume()
             assert len(back["moves"]) == 41 and back["clocks"] == match.clocks()
+            again = Match({"game": "go19", "time": "cn-local"}, Sensing(N, cal))
+            again.restore(back)  # the board after the power comes back
+            assert bytes(again.game.board.rows) == bytes(match.game.board.rows)
+            assert again.clocks() == match.clocks() and again.clock.state == PAUSED
+            assert again.clock.running == match.clock.running
         used[side] += at - t0
         now = at
     loser = WHITE if winner == "B" else BLACK

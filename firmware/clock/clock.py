@@ -427,6 +427,24 @@ class Clock:
         self.version += 1
         return OK
 
+    def restore(self, clocks, running, moves=(0, 0)):
+        """After a power cut: the clocks as the journal kept them at the last press,
+        ``(black main, units, white main, units)``; ``running`` the side to play. The clock
+        comes back PAUSED (the players restart it: ``resume``)."""
+        self.reset()
+        for s in (BLACK, WHITE):
+            k = 2 * (s - 1)
+            self.main[s] = clocks[k]
+            self.over[s] = clocks[k + 1]
+            self.moves[s] = moves[s - 1]
+            if clocks[k] == 0 and self.kind in (CHINESE, JAPANESE, CANADIAN, PENALTY):
+                self.stage[s] = 1  # the main time was gone: in overtime
+        self.state = PAUSED
+        self.running = running
+        self.used = 0
+        self.limit = self._limit(running)
+        self.version += 1
+
     def split(self, now):
         """Shared time (共用时限, 002 第八条1): what is left of the pool becomes two halves."""
         if self.kind != SHARED or self.state in (NOT_STARTED, FINISHED, FLAGGED):
