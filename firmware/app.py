@@ -54,7 +54,17 @@ class App:
     objects with ``show(Face)``), ``buzzer`` (with ``play(pattern, now)`` and ``step(now)``),
     ``journal``; ``now`` reads the tick (``firmware.clock.ticks.now_ms`` on the board)."""
 
-    def __init__(self, scanner, match, faces=None, buzzer=None, journal=None, now=ticks.now_ms):
+    def __init__(
+        self,
+        scanner,
+        match,
+        faces=None,
+        buzzer=None,
+        journal=None,
+        now=ticks.now_ms,
+        keys=None,
+        arbiter=None,
+    ):
         from firmware.clock.clock import Face
 
         self.scanner = scanner
@@ -69,6 +79,13 @@ class App:
         self.cue = 0  # the next cue the buzzer waits for, and the clock version it was for
         self.cue_version = -1
         self.errors = []  # (task, message), for the arbiter and the host
+        self.keys = keys  # reads the soft keys' levels (firmware/ui/buttons.py's bits)
+        self.buttons = None
+        if keys is not None:
+            from firmware.ui.buttons import Buttons
+
+            self.buttons = Buttons()
+        self.arbiter = arbiter  # firmware/ui/arbiter.py's Arbiter, behind its PIN
         self.steps = 0
         self.last_tick = 0
         self.longest_gap = 0  # ms between clock ticks: the budget the tasks must keep
@@ -83,10 +100,63 @@ class App:
         while side:
             m.press(side, self.paddles.taken_at)
             side = self.paddles.take()
+        if self.buttons is not None:
+            ev = self.buttons.poll(self.keys(), now)
+            while ev:
+                self.key(ev, now)
+                ev = self.buttons.pending()
         self.scanner.scan(self.frame)
         m.frame(self.frame, now)
         self._tick(now)
         self._show(now)
+
+    def key(self, ev, now):
+        """A button event (firmware/ui/buttons.py): the arbiter's chord and actions; the
+        pause key starts a game whose clock has not started."""
+        from firmware.ui import arbiter as arb
+        from firmware.ui import buttons as btn
+
+        a = self.arbiter
+        if a is not None and a.state != arb.IDLE:
+            action = a.handle(ev, now)
+            if action is not None:
+                self.act(action, now)
+        elif ev == btn.ARBITER and a is not None:
+            a.begin(now)
+        elif ev == btn.event(btn.PRESS, btn.PAUSE) and self.match.clock.state == 0:
+            self.match.start(now)
+
+    def act(self, action, now):
+        """Carry out an arbiter action (firmware/ui/arbiter.py) and journal it."""
+        from firmware.ui import arbiter as arb
+
+        m = self.match
+        clock = m.clock
+        kind = action[0]
+        if kind == arb.PAUSE or kind == arb.SEAL:  # 封棋 stops the clocks like a pause
+            clock.pause(now)
+        elif kind == arb.RESUME:
+            clock.resume(now)
+        elif kind == arb.ADJUST:
+            side, delta = action[1], action[2]
+            main = clock.main[side] + delta
+            clock.adjust(side, main_ms=main if main > 0 else 0)
+        elif kind == arb.UNDO:
+            m.referee.undo()
+        elif kind == arb.RESULT:
+            w = action[1]
+            m._end(("Draw", "B+", "W+", "Void")[w], w if w in (1, 2) else 0, 5)
+        elif kind == arb.TIMEOUT_PASS:
+            if clock.timeout_to_pass(now) == 0:
+                m.game.play(3 - clock.running, None, None)
+                m.referee.sync()
+        elif kind == arb.LATE:
+            clock.arrive(action[1], now, factor=m.settings.get("late_factor", 1))
+        else:
+            return  # entering, leaving, PIN refusals: nothing to carry out or keep
+        if self.journal is not None:
+            self.journal.edit(kind, m.game.ply + 1, now, action[1:])
+            self.journal.clocks(m.game.ply + 1, m.clocks())
 
     def _tick(self, now):
         gap = ticks.diff(now, self.last_tick)

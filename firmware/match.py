@@ -20,7 +20,7 @@ REFUSED = const(1)  # the referee refused it: ``match.referee.why`` / ``points``
 IGNORED = const(2)  # the clock is not running for that side (paused, over, the other side)
 TIMEOUT = const(3)  # the side's time had run out before the press
 
-GAMES = ("go19", "go13", "go9", "renju", "standard", "freestyle")
+GAMES = ("go19", "go13", "go9", "renju", "standard", "freestyle")  # or "go" with "size"
 
 # Why a game ended, as the journal keeps it (``journal.result``'s ``reason``).
 END_RESIGN = const(1)
@@ -35,7 +35,8 @@ def new_game(settings):
     if kind.startswith("go"):
         from firmware.rules.go import KO_RULES, Game
 
-        game = Game(int(kind[2:]), ko_rule=KO_RULES.index(settings.get("ko", "chinese")))
+        size = int(kind[2:]) if len(kind) > 2 else settings.get("size", 19)  # "go19" or "go"
+        game = Game(size, ko_rule=KO_RULES.index(settings.get("ko", "chinese")))
         handicap = settings.get("handicap", 0)
         if handicap >= 2:
             from firmware.rules.go import fixed_handicap
@@ -86,7 +87,7 @@ class Match:
             tc = self.clock.control
             self.journal.begin(
                 {
-                    "kind": 0 if kind.startswith("go") else GAMES.index(kind) - 2,
+                    "kind": 0 if kind.startswith("go") else GAMES.index(kind) - 2,  # records.GO...
                     "size": self.game.board.size,
                     "komi2": s.get("komi2", 0),
                     "handicap": s.get("handicap", 0),

@@ -105,3 +105,52 @@ def test_a_failing_step_is_logged_and_survived():
     app.scanner = good
     app.guarded_step(100)
     assert len(app.errors) == 1
+
+
+def _keyed_app():
+    from firmware.ui.arbiter import Arbiter
+
+    grid, frame, cal = calibrated(9)
+    match = Match({"game": "go", "size": 19, "time": "fischer-30-30"}, Sensing(N, cal))
+    levels = [0]
+    app = App(grid, match, keys=lambda: levels[0], arbiter=Arbiter("1234"))
+    return app, levels
+
+
+def _hold(app, levels, bits, now, ms):
+    levels[0] = bits
+    end = now + ms
+    while now < end:
+        now += 10
+        app.step(now)
+    return now
+
+
+def test_the_pause_key_starts_the_game_and_the_chord_asks_for_the_pin():
+    from firmware.ui import arbiter as arb
+    from firmware.ui import buttons as btn
+
+    app, levels = _keyed_app()
+    now = _hold(app, levels, 0, 0, 100)
+    now = _hold(app, levels, btn.PAUSE, now, 60)
+    now = _hold(app, levels, 0, now, 60)  # released: a PRESS of PAUSE
+    assert app.match.clock.state == 1 and app.match.clock.running == BLACK
+    now = _hold(app, levels, btn.PAUSE | btn.MODE, now, 100)  # the arbiter's chord
+    now = _hold(app, levels, 0, now, 60)
+    assert app.arbiter.state == arb.PIN
+
+
+def test_arbiter_actions_are_carried_out():
+    from firmware.ui import arbiter as arb
+
+    app, levels = _keyed_app()
+    m = app.match
+    m.start(0)
+    app.act((arb.PAUSE,), 5000)
+    assert m.clock.state == 2  # paused
+    app.act((arb.ADJUST, WHITE, 60000), 5000)
+    assert m.clock.main[WHITE] == 30 * 60000 + 60000
+    app.act((arb.RESUME,), 9000)
+    assert m.clock.state == 1 and m.clock.elapsed(10000) == 6000  # 5 s + 1 s after resume
+    app.act((arb.RESULT, arb.WHITE), 10000)
+    assert m.result == "W+" and m.clock.state == 4
