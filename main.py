@@ -1,5 +1,5 @@
-"""Runs after boot.py. Holding BOOTSEL at power-up is safe mode: the app is skipped and the REPL
-stays free for mpremote. The app itself arrives with a later issue.
+"""Runs after boot.py: the board's app (firmware/device.py). Holding BOOTSEL at power-up is
+safe mode: the app is skipped and the REPL stays free for mpremote.
 """
 
 import sys
@@ -26,9 +26,14 @@ try:
         print("tengen: boot.py failed:", repr(_boot_error()))
     if _safe_mode():
         print("tengen: safe mode (BOOTSEL held), app not started")
-    else:
-        print("tengen: no app yet; it arrives with a later issue")
+    elif sys.implementation.name == "micropython" and sys.platform == "rp2":
+        from firmware import device
+
+        device.run()
+    else:  # the unix port: the board is simulated (make sim)
+        print("tengen: not a board; run `make sim` for the simulated one")
 except Exception as e:
-    # Once the app exists, the game is saved here before anything else.
+    # Every committed move is already on flash (the journal writes each one durably before
+    # the press returns), so the game is saved; report, and leave the REPL to mpremote.
     print("tengen: fatal:", repr(e))
     sys.print_exception(e)
