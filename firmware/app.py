@@ -64,6 +64,7 @@ class App:
         now=ticks.now_ms,
         keys=None,
         arbiter=None,
+        save=None,
     ):
         from firmware.clock.clock import Face
 
@@ -86,6 +87,8 @@ class App:
 
             self.buttons = Buttons()
         self.arbiter = arbiter  # firmware/ui/arbiter.py's Arbiter, behind its PIN
+        self.menu = None  # firmware/ui/menus.py's Menu while the players choose the game
+        self.save = save  # writes the chosen settings (safely: device.py's atomic write)
         self.steps = 0
         self.last_tick = 0
         self.longest_gap = 0  # ms between clock ticks: the budget the tasks must keep
@@ -123,8 +126,30 @@ class App:
                 self.act(action, now)
         elif ev == btn.ARBITER and a is not None:
             a.begin(now)
-        elif ev == btn.event(btn.PRESS, btn.PAUSE) and self.match.clock.state == 0:
-            self.match.start(now)
+        elif self.menu is not None:
+            from firmware.ui import menus
+
+            r = self.menu.handle(ev)
+            if r == menus.DONE:
+                self.choose(self.menu.result())
+                self.menu = None
+            elif r == menus.CANCEL:
+                self.menu = None
+        elif self.match.clock.state == 0:  # before the game: the menu, or the start
+            if ev == btn.event(btn.LONG, btn.MODE):
+                from firmware.ui.menus import Menu
+
+                self.menu = Menu(self.match.settings)
+            elif ev == btn.event(btn.PRESS, btn.PAUSE):
+                self.match.start(now)
+
+    def choose(self, settings):
+        """The players chose a game in the menu: a new match with it; the settings kept."""
+        from firmware.match import Match
+
+        self.match = Match(settings, self.match.sensing, self.journal)
+        if self.save is not None:
+            self.save(settings)
 
     def act(self, action, now):
         """Carry out an arbiter action (firmware/ui/arbiter.py) and journal it."""
@@ -167,7 +192,11 @@ class App:
 
     def _show(self, now):
         clock = self.match.clock
-        if self.faces is not None:
+        if self.faces is not None and self.menu is not None:
+            line = self.menu.text()
+            for f in self.faces:
+                f.show_text(line)
+        elif self.faces is not None:
             for side in (1, 2):
                 clock.face(side, now, self.face)
                 self.faces[side - 1].show(self.face)

@@ -58,6 +58,7 @@ def key_reader(pins):
 
 def build():
     """Everything the board runs, wired to its pins; the App."""
+    import json
     import time
 
     from machine import PWM, Pin
@@ -67,7 +68,7 @@ def build():
     from firmware.match import Match
     from firmware.sensing import calibration
     from firmware.sensing.grid import Sensing
-    from firmware.store.journal import Journal, read_file
+    from firmware.store.journal import Journal, read_file, write_atomic
     from firmware.ui import buttons as btn
     from firmware.ui.arbiter import Arbiter
     from firmware.ui.buzzer import Buzzer
@@ -111,6 +112,7 @@ def build():
         now=ticks.now_ms,
         keys=keys,
         arbiter=Arbiter(settings.get("pin", "0000")),
+        save=lambda chosen: write_atomic(SETTINGS, json.dumps(chosen).encode()),
     )
     # 002 第八条4: the clock stands at Black's right, so Black presses the right paddle.
     hit = app.paddles.hit

@@ -154,3 +154,24 @@ def test_arbiter_actions_are_carried_out():
     assert m.clock.state == 1 and m.clock.elapsed(10000) == 6000  # 5 s + 1 s after resume
     app.act((arb.RESULT, arb.WHITE), 10000)
     assert m.result == "W+" and m.clock.state == 4
+
+
+def test_the_menu_before_the_game_chooses_it():
+    from firmware.ui import buttons as btn
+
+    app, levels = _keyed_app()
+    saved = []
+    app.save = saved.append
+    now = _hold(app, levels, 0, 0, 50)
+    now = _hold(app, levels, btn.MODE, now, 900)  # a long MODE opens the menu
+    now = _hold(app, levels, 0, now, 60)
+    assert app.menu is not None and app.menu.text() == "GO 19"
+    for _ in range(3):  # + three times: GO 13, GO 9, RENJU
+        now = _hold(app, levels, btn.PLUS, now, 40)
+        now = _hold(app, levels, 0, now, 40)
+    assert app.menu.text() == "RENJU"
+    now = _hold(app, levels, btn.MODE, now, 900)  # a long MODE: done
+    now = _hold(app, levels, 0, now, 60)
+    assert app.menu is None
+    assert app.match.settings["game"] == "renju" and app.match.game.board.size == 15
+    assert saved and saved[-1]["game"] == "renju"
