@@ -147,9 +147,11 @@ class App:
         """The players chose a game in the menu: a new match with it; the settings kept."""
         from firmware.match import Match
 
-        self.match = Match(settings, self.match.sensing, self.journal)
+        merged = dict(self.match.settings)  # what the menu does not show (the PIN) stays
+        merged.update(settings)
+        self.match = Match(merged, self.match.sensing, self.journal)
         if self.save is not None:
-            self.save(settings)
+            self.save(merged)
 
     def act(self, action, now):
         """Carry out an arbiter action (firmware/ui/arbiter.py) and journal it."""
