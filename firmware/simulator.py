@@ -166,14 +166,53 @@ DEMO = (
 )
 
 
+def sgf_commands(path, think_ms=3000):
+    """The commands that play an SGF game at the board: each stone put down, the stones it
+    captures taken off, the paddle pressed; a pass is a press with no stone."""
+    from firmware import sgf
+    from firmware.rules.go import Game
+
+    with open(path, "rb") as f:
+        nodes = sgf.parse(f.read())
+    moves = sgf.moves(nodes, N)
+    nodes = None
+    shadow = Game(N)
+    yield "start"
+    for colour, xy in moves:
+        c = BLACK if colour == "B" else WHITE
+        yield "wait %d" % think_ms
+        if xy is not None:
+            before = [shadow.board.color_at(i % N, i // N) for i in range(N * N)]
+            shadow.play(c, xy[0], xy[1])
+            yield "put %s %s" % (vertex(xy[0], xy[1]), colour.lower())
+            for i in range(N * N):
+                if before[i] and not shadow.board.color_at(i % N, i // N):
+                    yield "lift %s" % vertex(i % N, i // N)
+        else:
+            shadow.play(c, None, None)
+        yield "press %s" % colour.lower()
+    yield "show"
+
+
 def main(argv):
-    """``--demo`` plays the scripted game; otherwise commands come from stdin."""
+    """``--demo`` plays the scripted game, ``--play FILE`` a file of commands, ``--sgf FILE``
+    an SGF game stone by stone; otherwise commands come from stdin."""
     sim = Simulator()
     sim.out("tengen simulator: the firmware app on a simulated 19x19 Hall grid")
+    script = None
     if "--demo" in argv:
-        for line in DEMO:
-            sim.out("> " + line)
-            sim.command(line)
+        script = DEMO
+    for flag in ("--play", "--sgf"):
+        if flag in argv and argv.index(flag) + 1 < len(argv):
+            path = argv[argv.index(flag) + 1]
+            script = sgf_commands(path) if flag == "--sgf" else open(path)
+    if script is not None:
+        for line in script:
+            line = line.strip()
+            if line:
+                sim.out("> " + line)
+                if not sim.command(line):
+                    break
         return
     while True:
         line = sys.stdin.readline()

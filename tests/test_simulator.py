@@ -24,3 +24,16 @@ def test_bad_commands_answer_and_go_on():
     assert sum(1 for line in out if line.startswith("?")) == 4
     assert sim.command("quit") is False
     assert sim.grid.color_at(3, 3) == 1
+
+
+def test_an_sgf_game_played_through_the_stack():
+    from firmware.simulator import sgf_commands
+    from tests.support import require_shared
+    from tests.test_match import _resigned_game
+
+    path, winner = _resigned_game()
+    require_shared(path)
+    sim, out = _run(sgf_commands(path, think_ms=500))
+    moves = sum(1 for line in sgf_commands(path) if line.startswith("press"))
+    assert sim.match.game.ply == moves
+    assert not any("[referee]" in line for line in out), [x for x in out if "[referee]" in x]
