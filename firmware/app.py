@@ -12,9 +12,10 @@ again: one bad frame or a display fault never stops the clock.
 
 from array import array
 
+import micropython
 from micropython import const
 
-from firmware.clock import ticks
+from firmware.clock import cues, ticks
 
 _RING = const(8)  # paddle presses waiting for the clock task: plenty at human speed
 
@@ -95,6 +96,7 @@ class App:
 
     # ---- one pass ---------------------------------------------------------------------------
 
+    @micropython.native  # as bytecode its frame would be borrowed from the heap every pass
     def step(self, now):
         """Everything once, at tick ``now``: presses, a scan, the clock, faces and buzzer."""
         self.steps += 1
@@ -170,6 +172,8 @@ class App:
             clock.adjust(side, main_ms=main if main > 0 else 0)
         elif kind == arb.UNDO:
             m.referee.undo()
+        elif kind == arb.WARNING:
+            m.warn(action[1])
         elif kind == arb.RESULT:
             w = action[1]
             m._end(("Draw", "B+", "W+", "Void")[w], w if w in (1, 2) else 0, 5)
@@ -185,6 +189,7 @@ class App:
             self.journal.edit(kind, m.game.ply + 1, now, action[1:])
             self.journal.clocks(m.game.ply + 1, m.clocks())
 
+    @micropython.native
     def _tick(self, now):
         gap = ticks.diff(now, self.last_tick)
         if self.steps > 1 and gap > self.longest_gap:
@@ -192,6 +197,7 @@ class App:
         self.last_tick = now
         self.match.tick(now)
 
+    @micropython.native
     def _show(self, now):
         clock = self.match.clock
         if self.faces is not None and self.menu is not None:
@@ -199,17 +205,17 @@ class App:
             for f in self.faces:
                 f.show_text(line)
         elif self.faces is not None:
-            for side in (1, 2):
-                clock.face(side, now, self.face)
-                self.faces[side - 1].show(self.face)
+            face = self.face
+            clock.face(1, now, face)  # two calls, not a loop: a for loop allocates its iterator
+            self.faces[0].show(face)
+            clock.face(2, now, face)
+            self.faces[1].show(face)
         if self.buzzer is not None:
             if clock.version != self.cue_version:
                 self.cue_version = clock.version
                 self.cue = clock.next_cue(now)
                 self.cue_at = clock.cue_tick
             if self.cue and ticks.diff(now, self.cue_at) >= 0:
-                from firmware.clock import cues
-
                 self.buzzer.play(cues.pattern(self.cue), now)
                 self.cue = clock.next_cue(self.cue_at)
                 self.cue_at = clock.cue_tick

@@ -75,6 +75,7 @@ class Match:
         self.result = ""  # how the game ended, once it has: "B+R", "W+T", "B+3.5" ...
         self.frames = 0
         self.journaled = 0  # referee incidents already in the journal
+        self.warnings = [0, 0, 0]  # per side: each costs a stone at the count (004 第24条)
 
     # ---- the flow -----------------------------------------------------------------------------
 
@@ -173,10 +174,18 @@ class Match:
         from firmware.rules.go_count import KOMI_NATIONAL, result_sgf
 
         c = self.referee.count()
-        margin4 = c.margin4(self.settings.get("komi2", KOMI_NATIONAL))
+        margin4 = c.margin4(
+            self.settings.get("komi2", KOMI_NATIONAL), self.warnings[BLACK], self.warnings[WHITE]
+        )
         winner = BLACK if margin4 > 0 else WHITE if margin4 < 0 else 0
         self._end(result_sgf(margin4), winner, END_COUNT, margin4 // 2)
         return c
+
+    def warn(self, side):
+        """The arbiter warns ``side`` (004 第24条: a stone at the count; a second loses)."""
+        self.warnings[side] += 1
+        if self.warnings[side] >= 2 and not self.result:
+            self._end("W+F" if side == BLACK else "B+F", 3 - side, END_RULES)
 
     def resign(self, side, now):
         """``side`` resigns."""
