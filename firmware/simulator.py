@@ -12,6 +12,9 @@ Commands, one per line (points as Go vertices, ``D4``; colours ``b``/``w``):
 
     put D4 b [dx dy]   put a stone down (dx, dy: off the point, in hundredths of a pitch)
     lift D4            take a stone off
+    slide D4 E4        slide a stone from one point to the next
+    key mode [long]    a soft key (pause, mode, plus, minus; pause+mode is the arbiter's
+                       chord); a long MODE before the game opens the menu
     press b            the black paddle (or w)
     wait 1500          let simulated time pass (ms)
     start              start the clock (Black's)
@@ -67,8 +70,26 @@ class Simulator:
         settings = settings or {"game": "go19", "time": "cn-local"}
         self.match = Match(settings, Sensing(N, cal.finish()))
         self.now = 0
-        self.app = App(self.grid, self.match, buzzer=Buzzer(out), now=lambda: self.now)
+        self.levels = 0  # the soft keys held (firmware/ui/buttons.py's bits)
+        from firmware.ui.arbiter import Arbiter
+
+        self.app = App(
+            self.grid,
+            self.match,
+            buzzer=Buzzer(out),
+            now=lambda: self.now,
+            keys=lambda: self.levels,
+            arbiter=Arbiter(settings.get("pin", "0000")),
+        )
         self.wait(300)
+
+    @property
+    def match(self):
+        return self.app.match if hasattr(self, "app") else self._match
+
+    @match.setter
+    def match(self, m):
+        self._match = m
 
     def wait(self, ms):
         """Let ``ms`` of simulated time pass, the app stepping every 50 ms."""
@@ -102,6 +123,27 @@ class Simulator:
                 self.app.paddles.hit(side, self.now + 1)
                 self.wait(STEP_MS)
                 self.report_press()
+            elif cmd == "key":
+                from firmware.ui import buttons as btn
+
+                bits = 0
+                for name in words[1].lower().split("+"):
+                    bits |= {"pause": btn.PAUSE, "mode": btn.MODE, "plus": btn.PLUS}.get(
+                        name, btn.MINUS if name == "minus" else 0
+                    )
+                if not bits:
+                    raise ValueError("keys are pause, mode, plus, minus (a+b for a chord)")
+                self.levels = bits
+                self.wait(900 if len(words) > 2 and words[2] == "long" else 100)
+                self.levels = 0
+                self.wait(100)
+                self.report_ui()
+            elif cmd == "slide":
+                a = parse_vertex(words[1], N)
+                b = parse_vertex(words[2], N)
+                for _ in self.grid.slide((a, b), 4):
+                    self.wait(STEP_MS)
+                self.wait(250)
             elif cmd == "wait":
                 self.wait(int(words[1]))
             elif cmd == "start":
@@ -114,11 +156,20 @@ class Simulator:
             self.out("? %s: %s" % (line.strip(), e))
         return True
 
+    def report_ui(self):
+        app = self.app
+        if app.menu is not None:
+            self.out("  [menu] %s" % app.menu.text())
+        elif app.arbiter is not None and app.arbiter.state:
+            self.out("  [arbiter] %s" % app.arbiter.text(self.now))
+
     def report_press(self):
         log = self.match.referee.log.last()
         if log is not None and log[0] != inc.MOVE:
             zh, en = inc.words(log[0])
-            pts = " ".join(vertex(p % N, p // N) for p in log[3])
+            n = self.match.referee.n
+            m = self.match.referee.margin  # a smaller game sits in the middle of the grid
+            pts = " ".join(vertex(p % n + m, p // n + m) for p in log[3])
             self.out("  [referee] %s / %s %s" % (zh, en, pts))
 
     def show(self):
@@ -126,10 +177,14 @@ class Simulator:
         from firmware.clock.clock import Face
 
         b = self.match.game.board
+        n = b.size
+        m = (N - n) // 2  # the game's place on the 19x19 grid (Renju's 15x15 in the middle)
         for y in range(N - 1, -1, -1):
             row = []
             for x in range(N):
-                c = b.color_at(x, y)
+                c = 0
+                if m <= x < m + n and m <= y < m + n:
+                    c = b.color_at(x - m, y - m)
                 row.append("X" if c == BLACK else "O" if c == WHITE else ".")
             self.out("%2d %s" % (y + 1, " ".join(row)))
         self.out("   " + " ".join("ABCDEFGHJKLMNOPQRST"))

@@ -6,8 +6,9 @@ commands and draws what it answers: the board as the rules hold it, both clock f
 referee's and the buzzer's messages.
 
 Keys: arrows move the cursor; ``b``/``w`` put a black/white stone there; ``x`` lifts it;
-``1``/``2`` press Black's/White's paddle; ``s`` starts the clock; ``t`` lets 10 s pass;
-``q`` quits.
+``r`` slides it one point right; ``1``/``2`` press Black's/White's paddle; ``s`` starts the
+clock; ``t`` lets 10 s pass; the board's own keys: ``p`` pause, ``m`` mode (``M`` held long:
+the menu before a game), ``+``/``-``, ``a`` the arbiter's chord; ``q`` quits.
 """
 
 import os
@@ -85,6 +86,13 @@ class SimView(App):
         Binding("1", "press('b')", "Black's paddle"),
         Binding("2", "press('w')", "White's paddle"),
         Binding("s", "send('start')", "start clock"),
+        Binding("r", "slide", "slide right"),
+        Binding("p", "send('key pause')", "pause key"),
+        Binding("m", "send('key mode')", "mode key"),
+        Binding("M", "send('key mode long')", "menu"),
+        Binding("plus,equals_sign", "send('key plus')", "+", show=False),
+        Binding("minus", "send('key minus')", "-", show=False),
+        Binding("a", "send('key pause+mode')", "arbiter"),
         Binding("t", "send('wait 10000')", "10 s pass"),
         Binding("q", "quit", "quit"),
     ]
@@ -123,6 +131,13 @@ class SimView(App):
 
     def action_put(self, colour):
         self.action_send("put %s %s" % (self.vertex(), colour))
+
+    def action_slide(self):
+        x, y = self.cursor
+        if x < 18:
+            self.action_send("slide %s %s%d" % (self.vertex(), COLUMNS[x + 1], y + 1))
+            self.cursor[0] = x + 1
+            self.draw(self.status)
 
     def action_lift(self):
         self.action_send("lift %s" % self.vertex())

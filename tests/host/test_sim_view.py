@@ -33,3 +33,19 @@ def test_the_board_process_answers_commands():
         assert len(rows) == 19 and status.startswith("black ")
     finally:
         board.close()
+
+
+def test_the_boards_keys_and_a_slide():
+    async def play():
+        app = SimView()
+        async with app.run_test() as pilot:
+            await pilot.press("M")  # the menu
+            menu = list(app.messages)
+            await pilot.press("M")  # done: Go 19 kept
+            await pilot.press("b", "r")  # a stone on Q16 slid to R16
+            return menu, app.rows
+
+    menu, rows = asyncio.run(play())
+    assert any("[menu]" in m for m in menu), menu
+    row16 = [r for r in rows if r.startswith("16 ")][0]
+    assert row16[3:].split(" ")[16] == "."  # the rules' board: nothing played yet
