@@ -98,22 +98,32 @@ class App:
 
     @micropython.native  # as bytecode its frame would be borrowed from the heap every pass
     def step(self, now):
-        """Everything once, at tick ``now``: presses, a scan, the clock, faces and buzzer."""
+        """Everything once, at tick ``now``: presses, keys, a scan, the clock, faces, buzzer."""
         self.steps += 1
+        self.presses(now)
+        self.buttons_step(now)
+        self.scanner.scan(self.frame)
+        self.match.frame(self.frame, now)
+        self._tick(now)
+        self._show(now)
+
+    @micropython.native
+    def presses(self, now):
+        """The paddle presses the IRQ stamped, oldest first, then the clock's look at ``now``."""
         m = self.match
         side = self.paddles.take()
         while side:
             m.press(side, self.paddles.taken_at)
             side = self.paddles.take()
+
+    @micropython.native
+    def buttons_step(self, now):
+        """The soft keys' events."""
         if self.buttons is not None:
             ev = self.buttons.poll(self.keys(), now)
             while ev:
                 self.key(ev, now)
                 ev = self.buttons.pending()
-        self.scanner.scan(self.frame)
-        m.frame(self.frame, now)
-        self._tick(now)
-        self._show(now)
 
     def key(self, ev, now):
         """A button event (firmware/ui/buttons.py): the arbiter's chord and actions; the
@@ -225,22 +235,59 @@ class App:
 
     def guarded_step(self, now):
         """``step``, with any exception logged and survived (the clock must go on)."""
-        try:
-            self.step(now)
-        except Exception as e:
-            self.fault("step", e)
+        self.guard(self.step, now)
 
-    async def run(self, period_ms=50):
-        """Run ``step`` every ``period_ms`` for ever."""
+    async def run(self, scan_ms=50, clock_ms=20, ui_ms=100):
+        """The board's tasks, for ever: the clock (paddles, keys, ticks) every ``clock_ms``,
+        the scan (sensing, referee) as frames come (the DMA scanner's ``scan_async``) or every
+        ``scan_ms``, the faces and the buzzer every ``ui_ms``. A task that raises is logged
+        and goes on (``guard``): nothing may stop the clock."""
+        import asyncio
+
+        await asyncio.gather(
+            self._every(clock_ms, self._clock_task),
+            self._scan_loop(scan_ms),
+            self._every(ui_ms, self._show),
+        )
+
+    def _clock_task(self, now):
+        self.presses(now)
+        self.buttons_step(now)
+        self._tick(now)
+
+    async def _every(self, ms, job):
         import asyncio
 
         sleep_ms = getattr(asyncio, "sleep_ms", None)
         while True:
-            self.guarded_step(self.now())
+            self.guard(job, self.now())
             if sleep_ms is not None:
-                await sleep_ms(period_ms)
+                await sleep_ms(ms)
             else:
-                await asyncio.sleep(period_ms / 1000)
+                await asyncio.sleep(ms / 1000)
+
+    async def _scan_loop(self, ms):
+        import asyncio
+
+        scan_async = getattr(self.scanner, "scan_async", None)
+        while True:
+            try:
+                if scan_async is not None:
+                    await scan_async(self.frame)  # the DMA fills it; other tasks run
+                else:
+                    self.scanner.scan(self.frame)
+                    await asyncio.sleep(ms / 1000)
+                self.match.frame(self.frame, self.now())
+            except Exception as e:
+                self.fault("scan", e)
+                await asyncio.sleep(ms / 1000)
+
+    def guard(self, job, now):
+        """``job(now)``, with any exception logged and survived."""
+        try:
+            job(now)
+        except Exception as e:
+            self.fault(getattr(job, "__name__", "task"), e)
 
     def fault(self, where, e):
         """Log an exception from a task and save the game before anything else."""

@@ -236,3 +236,27 @@ def test_warnings_cost_a_stone_and_two_lose():
     assert m.warnings[WHITE] == 1 and not m.result
     app.act((arb.WARNING, WHITE), 200)
     assert m.result == "B+F"
+
+
+def test_the_tasks_run_the_board_in_real_time():
+    import asyncio
+
+    from firmware.clock import ticks
+
+    grid, frame, cal = calibrated(9)
+    match = Match({"game": "go19", "time": "fischer-30-30"}, Sensing(N, cal))
+    app = App(grid, match, now=ticks.now_ms)
+
+    async def scenario():
+        task = asyncio.create_task(app.run(scan_ms=20, clock_ms=10, ui_ms=50))
+        await asyncio.sleep(0.2)
+        match.start(app.now())
+        grid.put(3, 3, BLACK)
+        await asyncio.sleep(0.3)  # the debounce: three frames
+        app.paddles.hit(BLACK, app.now())
+        await asyncio.sleep(0.1)
+        task.cancel()
+
+    asyncio.run(scenario())
+    assert match.game.ply == 1 and match.clock.running == WHITE
+    assert not app.errors
