@@ -90,6 +90,8 @@ class App:
         self.arbiter = arbiter  # firmware/ui/arbiter.py's Arbiter, behind its PIN
         self.menu = None  # firmware/ui/menus.py's Menu while the players choose the game
         self.save = save  # writes the chosen settings (safely: device.py's atomic write)
+        self.save_calibration = None  # writes a new calibration (device.py sets it)
+        self.calibrating = None  # firmware/ui/calibrate.py's procedure while it runs
         self.steps = 0
         self.last_tick = 0
         self.longest_gap = 0  # ms between clock ticks: the budget the tasks must keep
@@ -103,9 +105,20 @@ class App:
         self.presses(now)
         self.buttons_step(now)
         self.scanner.scan(self.frame)
-        self.match.frame(self.frame, now)
+        self.take_frame(now)
         self._tick(now)
         self._show(now)
+
+    @micropython.native
+    def take_frame(self, now):
+        """The scanned frame to the calibration procedure while it runs, else to the game."""
+        if self.calibrating is None:
+            self.match.frame(self.frame, now)
+        elif self.calibrating.frame(self.frame) and self.calibrating.result is not None:
+            cal = self.calibrating.result
+            self.match.sensing.load(cal)
+            if self.save_calibration is not None:
+                self.save_calibration(cal)
 
     @micropython.native
     def presses(self, now):
@@ -147,8 +160,17 @@ class App:
                 self.menu = None
             elif r == menus.CANCEL:
                 self.menu = None
+        elif self.calibrating is not None:
+            if self.calibrating.step == 3 or ev == btn.event(btn.LONG, btn.PAUSE):
+                self.calibrating = None  # done (any key), or given up (a long PAUSE)
+            elif ev == btn.event(btn.PRESS, btn.MODE):
+                self.calibrating.go()
         elif self.match.clock.state == 0:  # before the game: the menu, or the start
-            if ev == btn.event(btn.LONG, btn.MODE):
+            if ev == btn.event(btn.CHORD, btn.PLUS | btn.MINUS):
+                from firmware.ui.calibrate import Calibrating
+
+                self.calibrating = Calibrating(self.scanner.n)
+            elif ev == btn.event(btn.LONG, btn.MODE):
                 from firmware.ui.menus import Menu
 
                 self.menu = Menu(self.match.settings)
@@ -210,10 +232,10 @@ class App:
     @micropython.native
     def _show(self, now):
         clock = self.match.clock
-        if self.faces is not None and self.menu is not None:
-            line = self.menu.text()
-            for f in self.faces:
-                f.show_text(line)
+        if self.faces is not None and (self.menu is not None or self.calibrating is not None):
+            line = (self.menu or self.calibrating).text()
+            self.faces[0].show_text(line)
+            self.faces[1].show_text(line)
         elif self.faces is not None:
             face = self.face
             clock.face(1, now, face)  # two calls, not a loop: a for loop allocates its iterator
@@ -277,7 +299,7 @@ class App:
                 else:
                     self.scanner.scan(self.frame)
                     await asyncio.sleep(ms / 1000)
-                self.match.frame(self.frame, self.now())
+                self.take_frame(self.now())
             except Exception as e:
                 self.fault("scan", e)
                 await asyncio.sleep(ms / 1000)

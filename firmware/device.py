@@ -114,6 +114,9 @@ def build():
         arbiter=Arbiter(settings.get("pin", "0000")),
         save=lambda chosen: write_atomic(SETTINGS, json.dumps(chosen).encode()),
     )
+    app.save_calibration = lambda cal: write_atomic(
+        CALIBRATION, json.dumps(cal.to_dict()).encode()
+    )
     # 002 第八条4: the clock stands at Black's right, so Black presses the right paddle.
     hit = app.paddles.hit
     black = Pin(pins.PADDLE_R, Pin.IN, Pin.PULL_UP)

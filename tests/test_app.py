@@ -260,3 +260,29 @@ def test_the_tasks_run_the_board_in_real_time():
     asyncio.run(scenario())
     assert match.game.ply == 1 and match.clock.running == WHITE
     assert not app.errors
+
+
+def test_calibration_at_the_board():
+    # PLUS+MINUS before a game starts the procedure; MODE takes each step's frames.
+    from firmware.hal.sim import checkerboard
+    from firmware.ui import buttons as btn
+
+    app, levels = _keyed_app()
+    grid = app.scanner
+    saved = []
+    app.save_calibration = saved.append
+    now = _hold(app, levels, 0, 0, 50)
+    now = _hold(app, levels, btn.PLUS | btn.MINUS, now, 100)
+    now = _hold(app, levels, 0, now, 60)
+    assert app.calibrating is not None and app.calibrating.text() == "CAL EMPT"
+    for phase in (None, 0, 1):
+        if phase is not None:
+            checkerboard(grid, phase)
+        now = _hold(app, levels, btn.MODE, now, 40)
+        now = _hold(app, levels, 0, now, 200)  # the step's frames are taken
+    assert app.calibrating.text() == "CAL OK", app.calibrating.text()
+    assert saved and saved[0].size == N
+    grid.clear()
+    now = _hold(app, levels, btn.MODE, now, 40)
+    now = _hold(app, levels, 0, now, 60)
+    assert app.calibrating is None
