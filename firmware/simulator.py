@@ -40,6 +40,21 @@ N = 19
 STEP_MS = 50
 
 
+def calibrated(seed, reversed=()):
+    """A simulated grid calibrated by the real procedure (an empty board, then the two
+    checkerboard passes): ``(grid, a frame, the calibration)``."""
+    grid = SimGrid(N, seed=seed, reversed=reversed)
+    frame = grid.new_frame()
+    cal = Calibrator(N)
+    for add, phase in ((cal.add_empty, None), (cal.add_pass_a, 0), (cal.add_pass_b, 1)):
+        if phase is not None:
+            checkerboard(grid, phase)
+        for _ in range(6):
+            add(grid.scan(frame))
+    grid.clear()
+    return grid, frame, cal.finish()
+
+
 class Buzzer:
     """The buzzer as text: each cue is printed when it sounds."""
 
@@ -58,17 +73,9 @@ class Simulator:
 
     def __init__(self, settings=None, out=print, seed=1):
         self.out = out
-        self.grid = SimGrid(N, seed=seed)
-        frame = self.grid.new_frame()
-        cal = Calibrator(N)
-        for add, phase in ((cal.add_empty, None), (cal.add_pass_a, 0), (cal.add_pass_b, 1)):
-            if phase is not None:
-                checkerboard(self.grid, phase)
-            for _ in range(6):
-                add(self.grid.scan(frame))
-        self.grid.clear()
+        self.grid, frame, cal = calibrated(seed)
         settings = settings or {"game": "go19", "time": "cn-local"}
-        self.match = Match(settings, Sensing(N, cal.finish()))
+        self.match = Match(settings, Sensing(N, cal))
         self.now = 0
         self.levels = 0  # the soft keys held (firmware/ui/buttons.py's bits)
         from firmware.ui.arbiter import Arbiter

@@ -9,14 +9,12 @@ clock pressed before the captures are gone. The referee's game must equal the co
 exactly, with no phantom move, and every injected incident must be logged as what it was.
 """
 
-from firmware import sgf
-from firmware.hal.sim import SimGrid, checkerboard
+from firmware import sgf, simulator
 from firmware.referee import incidents as inc
 from firmware.referee.referee import ACCEPTED, REFUSED, Referee
 from firmware.rules.go import Game
 from firmware.rules.go_board import BLACK, WHITE
 from firmware.rules.gomoku import RENJU, Gomoku
-from firmware.sensing.calibration import Calibrator
 from firmware.sensing.grid import Sensing
 from tests.go_corpus import corpus_games
 from tests.support import Rng, join, require_shared, shared_path
@@ -28,16 +26,7 @@ GAMES = 6
 
 def calibrated(seed):
     """A simulated grid calibrated by the real procedure: ``(grid, a frame, calibration)``."""
-    grid = SimGrid(N, seed=seed, reversed=((3, 15),))
-    frame = grid.new_frame()
-    cal = Calibrator(N)
-    for add, phase in ((cal.add_empty, None), (cal.add_pass_a, 0), (cal.add_pass_b, 1)):
-        if phase is not None:
-            checkerboard(grid, phase)
-        for _ in range(6):
-            add(grid.scan(frame))
-    grid.clear()
-    return grid, frame, cal.finish()
+    return simulator.calibrated(seed, reversed=((3, 15),))
 
 
 class Table:
