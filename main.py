@@ -1,16 +1,23 @@
-"""Runs after boot.py: the board's app (firmware/device.py). Holding BOOTSEL at power-up is
-safe mode: the app is skipped and the REPL stays free for mpremote.
+"""Runs after boot.py: the board's app (firmware/device.py). Holding BOOTSEL or the PAUSE key
+at power-up is safe mode: the app is skipped and the REPL stays free for mpremote.
 """
 
 import sys
 
 
 def _safe_mode():
+    # BOOTSEL held, or the board's PAUSE key held, at power-up.
     try:
         import rp2
     except ImportError:  # unix port: no BOOTSEL button
         return False
-    return bool(rp2.bootsel_button())
+    if rp2.bootsel_button():
+        return True
+    from machine import Pin
+
+    from firmware.hal import pins
+
+    return Pin(pins.BTN_PAUSE, Pin.IN, Pin.PULL_UP).value() == 0
 
 
 def _boot_error():
@@ -25,7 +32,7 @@ try:
     if _boot_error() is not None:
         print("tengen: boot.py failed:", repr(_boot_error()))
     if _safe_mode():
-        print("tengen: safe mode (BOOTSEL held), app not started")
+        print("tengen: safe mode (BOOTSEL or PAUSE held), app not started")
     elif sys.implementation.name == "micropython" and sys.platform == "rp2":
         from firmware import device
 

@@ -55,6 +55,23 @@ def calibrated(seed, reversed=()):
     return grid, frame, cal.finish()
 
 
+def face_text(f):
+    """A face as the player sees it: the time, then what the small cells and marks show."""
+    from firmware.clock import clock as ck
+
+    out = bytes(f.text[: f.length]).decode()
+    if f.count_s >= 0:
+        out += " (%ds" % f.count_s + (", %d left)" % f.units if f.units >= 0 else ")")
+    elif f.units >= 0:
+        out += " (%d used)" % f.units
+    if f.moves_left >= 0:
+        out += " [%d moves]" % f.moves_left
+    for bit, mark in ((ck.F_RUNNING, "*"), (ck.F_PAUSED, " PAUSE"), (ck.F_FLAGGED, " FLAG")):
+        if f.flags & bit:
+            out += mark
+    return out
+
+
 class Buzzer:
     """The buzzer as text: each cue is printed when it sounds."""
 
@@ -199,7 +216,7 @@ class Simulator:
         faces = []
         for side in (BLACK, WHITE):
             self.match.clock.face(side, self.now, f)
-            faces.append(bytes(f.text[: f.length]).decode())
+            faces.append(face_text(f))
         g = self.match.game
         self.out(
             "black %s | white %s | move %d | %s"
