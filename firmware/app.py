@@ -189,6 +189,7 @@ class App:
 
     def act(self, action, now):
         """Carry out an arbiter action (firmware/ui/arbiter.py) and journal it."""
+        from firmware.match import END_ARBITER
         from firmware.ui import arbiter as arb
 
         m = self.match
@@ -208,7 +209,7 @@ class App:
             m.warn(action[1])
         elif kind == arb.RESULT:
             w = action[1]
-            m._end(("Draw", "B+", "W+", "Void")[w], w if w in (1, 2) else 0, 5)
+            m._end(("Draw", "B+", "W+", "Void")[w], w if w in (1, 2) else 0, END_ARBITER)
         elif kind == arb.TIMEOUT_PASS:
             if clock.timeout_to_pass(now) == 0:
                 m.game.play(3 - clock.running, None, None)

@@ -26,7 +26,8 @@ GAMES = ("go19", "go13", "go9", "renju", "standard", "freestyle")  # or "go" wit
 END_RESIGN = const(1)
 END_TIME = const(2)
 END_COUNT = const(3)  # Go's area count: margin in half points
-END_RULES = const(4)  # Gomoku: a five, a foul, a draw by the rules
+END_RULES = const(4)  # Gomoku: a five, a foul, a draw by the rules; Go: a second warning
+END_ARBITER = const(5)  # the arbiter declared it
 
 
 def new_game(settings):
@@ -178,7 +179,7 @@ class Match:
             self.settings.get("komi2", KOMI_NATIONAL), self.warnings[BLACK], self.warnings[WHITE]
         )
         winner = BLACK if margin4 > 0 else WHITE if margin4 < 0 else 0
-        self._end(result_sgf(margin4), winner, END_COUNT, margin4 // 2)
+        self._end(result_sgf(margin4), winner, END_COUNT, margin4)  # quarter stones = half points
         return c
 
     def warn(self, side):
