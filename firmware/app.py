@@ -319,6 +319,6 @@ class App:
             self.errors.pop(0)
         if self.journal is not None:
             try:
-                self.journal.sync()
+                self.journal.settle()  # every record is already durable: finish any packing
             except Exception as e2:
                 self.errors.append(("journal", repr(e2)))

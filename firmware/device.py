@@ -127,8 +127,24 @@ def build():
 
 
 def run():
-    """Build the board and run its app for ever."""
+    """Build the board and run its app with the PC link (firmware/link/) until the link's
+    ``maintenance`` request, which returns to the REPL for mpremote."""
     import asyncio
+    import json
+    import sys
+
+    from firmware.link import server as link
+    from firmware.store.journal import write_atomic
 
     app = build()
-    asyncio.run(app.run())
+    srv = link.Server(
+        app,
+        app.journal,
+        link.load_secret(),
+        out=getattr(sys.stdout, "buffer", sys.stdout).write,
+        board=link.board_id(),
+        settings=app.match.settings,
+        save=lambda s: write_atomic(SETTINGS, json.dumps(s).encode()),
+        set_rtc=link.rtc_setter(),
+    )
+    asyncio.run(link.run(app, srv))

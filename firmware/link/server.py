@@ -1,0 +1,627 @@
+"""The PC link's commands: one ``Server`` between the serial line and the board's game.
+
+Start reading at ``Server.poll``. The server is pure: bytes come in through ``feed``, reply
+lines go out through ``out(bytes)``, times come from ``now()``; the board's task (``serve``,
+at the end) reads the USB serial and calls both, and the tests do the same with strings.
+
+A request is one JSON object on a line: ``{"v":1,"id":n,"cmd":"...", ...}``; ``id`` an int
+(0 <= id < 2**31) or a string of at most 32 characters. Every request line gets exactly one
+reply line, with its id when the id could be read. A request seen again (the same id and the
+same bytes, among the last ``CACHE`` requests) gets the very same reply and is not carried
+out twice: USB CDC drops what no one reads, so the host asks again. The commands are in
+``COMMANDS``; each takes the request and returns the reply's fields, or raises ``Reject``.
+
+Bad input never reaches the game: framing is bounded (``protocol.Framer``), ``poll`` handles
+at most ``LINES_PER_POLL`` lines, every failure becomes an error reply, and nothing raises out
+of ``poll``. The protected commands (``delete``, ``adjust``, ``maintenance``, ``pair``, and
+``settings`` changing the PIN) need the arbiter's PIN in ``"pin"``; ``PIN_TRIES`` wrong
+PINs lock them for ``PIN_LOCK_MS``.
+"""
+
+import binascii
+import json
+import os
+
+from firmware.clock import ticks
+from firmware.link import protocol as P
+from firmware.link.hmac import equal, hmac_sha256
+
+FIRMWARE = "0.1.0"  # the firmware's version, as ``hello`` reports it
+LINES_PER_POLL = 4  # request lines handled per ``poll``: the game's tasks come first
+CACHE = 8  # replies kept for requests asked again
+CHUNK = 1024  # ``get``'s default length (bytes of the game, before base64)
+CHUNK_MAX = 2048
+LIST_MAX = 50  # games per ``list`` reply
+PIN_TRIES = 3
+PIN_LOCK_MS = 60000
+SECRET_PATH = "/secret.bin"
+SECRET_BYTES = 32
+
+_REQUIRED = object()
+_SETTING_KEYS = 24  # settings a ``settings`` request may set at once
+_REBASE_MS = 1 << 27  # the calendar's tick base is moved on before ticks.diff would wrap
+
+
+class Reject(Exception):
+    """A request refused: ``args`` are (error code, message)."""
+
+
+def load_secret(path=SECRET_PATH):
+    """The board's secret for the records' HMAC: 32 random bytes made on first boot and kept
+    (written atomically) in ``path``."""
+    from firmware.store.journal import read_file, write_atomic
+
+    data = read_file(path)
+    if data is not None and len(data) == SECRET_BYTES:
+        return data
+    secret = os.urandom(SECRET_BYTES)
+    write_atomic(path, secret)
+    return secret
+
+
+def board_id():
+    """The board's id: its flash chip's unique id in hex (``"sim"`` off the board)."""
+    try:
+        import machine
+
+        return binascii.hexlify(machine.unique_id()).decode()
+    except (ImportError, AttributeError):
+        return "sim"
+
+
+def _field(req, key, kind, default=_REQUIRED):
+    # The request's ``key``, checked to be of ``kind`` (bool is not an int here).
+    if key not in req:
+        if default is _REQUIRED:
+            raise Reject("missing", "%s: missing" % key)
+        return default
+    v = req[key]
+    if kind is int and (v is True or v is False):
+        ok = False
+    else:
+        ok = isinstance(v, kind)
+    if not ok:
+        raise Reject("bad_type", "%s: must be %s" % (key, _KIND_WORDS.get(kind, "?")))
+    return v
+
+
+_KIND_WORDS = {int: "an integer", str: "a string", bool: "true or false", dict: "an object"}
+
+
+def _int(req, key, lo, hi, default=_REQUIRED):
+    v = _field(req, key, int, default)
+    if v is not default and not lo <= v <= hi:
+        raise Reject("bad_value", "%s: must be from %d to %d" % (key, lo, hi))
+    return v
+
+
+class Server:
+    """The link for one board.
+
+    ``app`` the ``firmware.app.App`` (or a bare ``firmware.match.Match``): the game is always
+    ``app.match``, which the app replaces when the players choose a new game. ``journal`` the
+    ``firmware.store.journal.Journal``; ``secret`` the board's key (``load_secret``); ``out``
+    writes one reply or event line (bytes); ``now`` the tick in ms; ``board`` the board id;
+    ``settings`` the saved settings dict (default: the match's), ``save(settings)`` writes
+    them (True if written); ``set_rtc(epoch)`` sets the calendar clock (the board's RTC).
+    """
+
+    def __init__(
+        self,
+        app,
+        journal,
+        secret,
+        out,
+        now=ticks.now_ms,
+        board="",
+        settings=None,
+        save=None,
+        set_rtc=None,
+    ):
+        self.app = app
+        self.journal = journal
+        self.secret = bytes(secret)
+        self.out = out
+        self.now = now
+        self.board = board
+        self.settings = settings if settings is not None else self._match().settings
+        self.save = save
+        self.set_rtc = set_rtc
+        self.framer = P.Framer()
+        self.cache = []  # (id, request bytes, reply bytes), oldest first
+        self.watching = False
+        self.maintenance = False  # set by ``maintenance``: the board's loop returns to the REPL
+        self.pin_fails = 0
+        self.pin_lock_at = 0
+        self.epoch = None  # (calendar seconds, tick ms) when the PC set the time
+        self.requests = 0  # lines handled
+        self.errors = 0  # error replies sent
+        self.faults = []  # unexpected exceptions (repr), the last few
+        self._seen = None  # the watch's view: match, ply, clock key, incidents, result
+
+    # ---- the flow -----------------------------------------------------------------------------
+
+    def feed(self, data):
+        """Bytes from the serial line; returns how many were taken (see ``Framer.feed``)."""
+        try:
+            return self.framer.feed(data)
+        except Exception as e:  # cannot happen; a broken link must still not stop the game
+            self._fault(e)
+            self.framer = P.Framer()
+            return len(data)
+
+    def poll(self):
+        """Handle waiting requests (at most ``LINES_PER_POLL``) and send the watch's events.
+        Returns the number of lines handled. Never raises."""
+        done = 0
+        try:
+            self._watch_step()
+        except Exception as e:
+            self._fault(e)
+        while done < LINES_PER_POLL and self.framer.waiting():
+            line = self.framer.take()
+            done += 1
+            try:
+                reply = self.handle(line)
+            except Exception as e:  # handle catches everything; this is the last guard
+                self._fault(e)
+                reply = P.dumps(_error_obj(None, "internal", "internal error"))
+            self._write(reply)
+        return done
+
+    def handle(self, line):
+        """The reply (bytes, one line) to one request line (bytes, or ``protocol.TOO_LONG``)."""
+        self.requests += 1
+        if line is P.TOO_LONG:
+            return self._error(None, "too_long", "line over %d bytes" % P.MAX_LINE)
+        try:
+            text = line.decode()
+        except UnicodeError:
+            return self._error(None, "bad_utf8", "not UTF-8")
+        try:
+            req = json.loads(text)
+        except Exception:  # ValueError; anything else a broken parser might raise
+            return self._error(None, "bad_json", "not JSON")
+        if not isinstance(req, dict):
+            return self._error(None, "not_object", "a request is a JSON object")
+        if "id" not in req:
+            return self._error(None, "missing", "id: missing")
+        rid = req["id"]
+        if isinstance(rid, str):
+            ok = len(rid) <= 32
+        else:
+            ok = isinstance(rid, int) and rid is not True and rid is not False
+            ok = ok and 0 <= rid < 1 << 31
+        if not ok:
+            return self._error(None, "bad_id", "id: an integer from 0 to 2**31-1, or a string")
+        for cid, cline, creply in self.cache:
+            if cid == rid and cline == line:
+                return creply  # asked again: the same answer, nothing done twice
+        if req.get("v") != P.VERSION:
+            return self._error(rid, "bad_version", "v: this board speaks version %d" % P.VERSION)
+        cmd = req.get("cmd")
+        if not isinstance(cmd, str):
+            reply = _error_obj(rid, "missing" if cmd is None else "bad_type", "cmd: a string")
+        elif cmd not in COMMANDS:
+            reply = _error_obj(rid, "unknown_cmd", "unknown command: %s" % cmd[:32])
+        else:
+            try:
+                fields = COMMANDS[cmd](self, req)
+                reply = {"v": P.VERSION, "id": rid, "ok": True}
+                reply.update(fields)
+            except Reject as e:
+                reply = _error_obj(rid, e.args[0], e.args[1])
+            except Exception as e:
+                self._fault(e)
+                reply = _error_obj(rid, "internal", "internal error: %s" % type(e).__name__)
+        if not reply["ok"]:
+            self.errors += 1
+        data = P.dumps(reply)
+        self.cache.append((rid, line, data))
+        if len(self.cache) > CACHE:
+            self.cache.pop(0)
+        return data
+
+    def event(self, name, fields=None):
+        """Send an event (``{"v":1,"event":name,...fields}``) if the host is watching. The app
+        may call it for what the server cannot see by itself (a key, a fault)."""
+        if not self.watching:
+            return
+        ev = {"v": P.VERSION, "event": name}
+        if fields:
+            ev.update(fields)
+        self._write(P.dumps(ev))
+
+    def calendar(self):
+        """Calendar seconds (UTC, since 1970) as the PC set them, or None if never set."""
+        if self.epoch is None:
+            return None
+        secs, at = self.epoch
+        return secs + ticks.diff(self.now(), at) // 1000
+
+    # ---- helpers ------------------------------------------------------------------------------
+
+    def _match(self):
+        return getattr(self.app, "match", self.app)
+
+    def _write(self, data):
+        try:
+            self.out(data)
+        except Exception as e:  # the host went away: the game goes on
+            self._fault(e)
+
+    def _error(self, rid, code, message):
+        self.errors += 1
+        return P.dumps(_error_obj(rid, code, message))
+
+    def _fault(self, e):
+        self.faults.append(repr(e)[:80])
+        if len(self.faults) > 8:
+            self.faults.pop(0)
+
+    def _pin(self, req):
+        # The arbiter's PIN, or Reject. Wrong PINs count; PIN_TRIES of them lock for a while.
+        now = self.now()
+        if self.pin_fails >= PIN_TRIES:
+            if ticks.diff(now, self.pin_lock_at) < PIN_LOCK_MS:
+                raise Reject("pin_locked", "too many wrong PINs: wait a minute")
+            self.pin_fails = 0
+        pin = _field(req, "pin", str)
+        want = str(self.settings.get("pin", "0000"))
+        if equal(pin.encode(), want.encode()):
+            self.pin_fails = 0
+            return
+        self.pin_fails += 1
+        if self.pin_fails >= PIN_TRIES:
+            self.pin_lock_at = now
+        raise Reject("bad_pin", "wrong PIN")
+
+    def _watch_step(self):
+        # The events since the last look: moves, the clock's state, incidents, the result.
+        if not self.watching:
+            return
+        m = self._match()
+        g = m.game
+        c = m.clock
+        s = self._seen
+        if s is None or s[0] is not m:
+            if s is not None:
+                self.event("game", {"game": self._kind(), "size": g.board.size})
+            self._seen = s = [m, g.ply, None, m.referee.log.total, m.result]
+        ply = g.ply
+        if ply < s[1]:
+            self.event("undo", {"ply": ply})
+            s[1] = ply
+        k = 0
+        while s[1] < ply and k < 8:  # bounded: the rest at the next poll
+            colour, point = _move(g, s[1])
+            s[1] += 1
+            k += 1
+            self.event(
+                "move",
+                {"ply": s[1], "colour": colour, "point": point, "clocks": list(m.clocks())},
+            )
+        key = (c.state, c.flagged)  # a press is a move event, not a clock event
+        if key != s[2]:
+            if s[2] is not None:
+                self.event("clock", self._clock(m))
+            s[2] = key
+        log = m.referee.log
+        new = log.total - s[3]
+        if new > 0:
+            items = log.items[-new:] if new < len(log.items) else log.items
+            for kind, no, at, points, detail in items[-8:]:
+                if kind == 1:  # incidents.MOVE: the move event says it
+                    continue
+                self.event(
+                    "incident",
+                    {
+                        "kind": kind,
+                        "move": no,
+                        "time_ms": at,
+                        "points": list(points),
+                        "detail": detail if isinstance(detail, int) else 0,
+                    },
+                )
+            s[3] = log.total
+        if m.result != s[4]:
+            s[4] = m.result
+            self.event("result", {"result": m.result})
+
+    def _kind(self):
+        return self._match().settings.get("game", "go19")
+
+    def _clock(self, m):
+        from firmware.clock.clock import STATES
+
+        c = m.clock
+        return {
+            "state": STATES[c.state],
+            "running": c.running,
+            "clocks": list(m.clocks()),
+            "elapsed": c.elapsed(self.now()),
+            "flagged": c.flagged,
+        }
+
+    # ---- the commands -------------------------------------------------------------------------
+
+    def cmd_hello(self, req):
+        return {
+            "name": "tengen",
+            "fw": FIRMWARE,
+            "proto": P.VERSION,
+            "board": self.board,
+            "game": self._kind(),
+        }
+
+    def cmd_state(self, req):
+        m = self._match()
+        g = m.game
+        moves = []
+        colours = []
+        for i in range(g.ply):
+            colour, point = _move(g, i)
+            colours.append(colour)
+            moves.append(point)
+        return {
+            "game": self._kind(),
+            "size": g.board.size,
+            "ply": g.ply,
+            "moves": moves,
+            "colours": colours,
+            "to_move": g.to_move,
+            "clock": self._clock(m),
+            "result": m.result,
+            "game_no": getattr(self.journal, "game_no", 0) if self.journal else 0,
+        }
+
+    def cmd_watch(self, req):
+        on = _field(req, "on", bool, True)
+        self.watching = on
+        self._seen = None
+        if on:
+            self._watch_step()  # the starting point: later changes are events
+        return {"watching": on}
+
+    def cmd_list(self, req):
+        after = _int(req, "after", 0, 1 << 31, 0)
+        limit = _int(req, "limit", 1, LIST_MAX, LIST_MAX)
+        out = []
+        more = False
+        for g, size, finished, acked in self._journal().games():
+            if g <= after:
+                continue
+            if len(out) == limit:
+                more = True
+                break
+            out.append({"no": g, "size": size, "finished": finished, "acked": acked})
+        return {"games": out, "more": more}
+
+    def cmd_get(self, req):
+        g = _int(req, "game", 1, 1 << 31)
+        offset = _int(req, "offset", 0, 1 << 31, 0)
+        length = _int(req, "length", 1, CHUNK_MAX, CHUNK)
+        data = self._journal().read(g)
+        if data is None:
+            raise Reject("no_game", "game %d is not kept" % g)
+        if offset > len(data):
+            raise Reject("bad_value", "offset: past the game's %d bytes" % len(data))
+        chunk = data[offset : offset + length]
+        return {
+            "game": g,
+            "size": len(data),
+            "offset": offset,
+            "data": binascii.b2a_base64(chunk)[:-1].decode(),
+            "eof": offset + len(chunk) >= len(data),
+            "crc": binascii.crc32(data) & 0xFFFFFFFF,
+            "hmac": binascii.hexlify(hmac_sha256(self.secret, data)).decode(),
+        }
+
+    def cmd_ack(self, req):
+        g = _int(req, "game", 1, 1 << 31)
+        j = self._journal()
+        if g in j.acked():
+            return {"game": g, "acked": True}
+        for gg, _, finished, _ in j.games():
+            if gg == g:
+                if not finished:
+                    raise Reject("not_finished", "game %d is still being played" % g)
+                err = j.ack(g)
+                if err:
+                    from firmware.store.journal import ERRORS
+
+                    raise Reject("io", ERRORS.get(err, "storage error"))
+                return {"game": g, "acked": True}
+        raise Reject("no_game", "game %d is not kept" % g)
+
+    def cmd_time(self, req):
+        secs = _int(req, "epoch", 0, (1 << 32) - 1, None)
+        if secs is not None:
+            self.epoch = (secs, self.now())
+            if self.set_rtc is not None:
+                try:
+                    self.set_rtc(secs)
+                except Exception as e:
+                    self._fault(e)
+        return {"epoch": self.calendar()}
+
+    def cmd_settings(self, req):
+        changes = _field(req, "set", dict, None)
+        if changes:
+            if len(changes) > _SETTING_KEYS:
+                raise Reject("bad_value", "set: at most %d settings at once" % _SETTING_KEYS)
+            for k, v in changes.items():
+                if len(k) > 16:
+                    raise Reject("bad_value", "set: a setting's name has at most 16 characters")
+                if not (isinstance(v, (int, str)) and (not isinstance(v, str) or len(v) <= 32)):
+                    raise Reject("bad_type", "set: %s: an integer, true/false or a string" % k)
+            if "pin" in changes:
+                self._pin(req)
+                p = changes["pin"]
+                if not (isinstance(p, str) and len(p) == 4 and all("0" <= d <= "9" for d in p)):
+                    raise Reject("bad_value", "set: pin: four digits")
+            new = dict(self.settings)
+            new.update(changes)
+            if self.save is not None and not self.save(new):
+                raise Reject("io", "the settings could not be saved")
+            self.settings.update(changes)  # in place: the app holds the same dict
+            arbiter = getattr(self.app, "arbiter", None)
+            if "pin" in changes and arbiter is not None:
+                arbiter.set_pin(changes["pin"])
+        shown = {}
+        for k, v in self.settings.items():
+            if k != "pin" and isinstance(v, (int, str)):
+                shown[k] = v
+        return {"settings": shown}
+
+    def cmd_delete(self, req):
+        self._pin(req)
+        g = _int(req, "game", 1, 1 << 31)
+        j = self._journal()
+        if g == j.game_no:
+            raise Reject("in_progress", "game %d is being played" % g)
+        try:
+            os.remove(j._live(g))  # the journal has no public delete (see the report)
+        except OSError:
+            if j.read(g) is None:
+                return {"game": g, "deleted": False}  # already gone: idempotent
+            raise Reject(
+                "packed",
+                "a packed game leaves with its pack: ack it and it is evicted when needed",
+            )
+        return {"game": g, "deleted": True}
+
+    def cmd_adjust(self, req):
+        self._pin(req)
+        side = _int(req, "side", 1, 2)
+        main_ms = _int(req, "main_ms", 0, 100 * 3600 * 1000)
+        m = self._match()
+        c = m.clock
+        if c.state == 1:
+            raise Reject("running", "pause the clock first")
+        if c.state == 0 or c.state == 4:
+            raise Reject("no_game", "no game in progress")
+        from firmware.ui.arbiter import ADJUST
+
+        delta = main_ms - c.main[side]
+        c.adjust(side, main_ms=main_ms)
+        jn = m.journal
+        if jn is not None:
+            now = self.now()
+            jn.edit(ADJUST, m.game.ply + 1, now, (side, delta))
+            jn.clocks(m.game.ply + 1, m.clocks())
+        return {"side": side, "clocks": list(m.clocks())}
+
+    def cmd_maintenance(self, req):
+        self._pin(req)
+        m = self._match()
+        c = m.clock
+        if c.state == 1:  # the game waits, paused, for the board to come back
+            c.pause(self.now())
+            if m.journal is not None:
+                m.journal.clocks(m.game.ply + 1, m.clocks())
+        self.maintenance = True
+        return {"maintenance": True}
+
+    def cmd_pair(self, req):
+        self._pin(req)
+        return {"board": self.board, "secret": binascii.hexlify(self.secret).decode()}
+
+    def _journal(self):
+        if self.journal is None:
+            raise Reject("no_journal", "this board keeps no games")
+        return self.journal
+
+
+COMMANDS = {
+    "hello": Server.cmd_hello,
+    "state": Server.cmd_state,
+    "watch": Server.cmd_watch,
+    "list": Server.cmd_list,
+    "get": Server.cmd_get,
+    "ack": Server.cmd_ack,
+    "time": Server.cmd_time,
+    "settings": Server.cmd_settings,
+    "delete": Server.cmd_delete,
+    "adjust": Server.cmd_adjust,
+    "maintenance": Server.cmd_maintenance,
+    "pair": Server.cmd_pair,
+}
+
+
+def _error_obj(rid, code, message):
+    e = {"v": P.VERSION, "ok": False, "error": code, "message": message}
+    if rid is not None:
+        e["id"] = rid
+    return e
+
+
+def _move(g, i):
+    # (colour, point code y<<5|x, 1023 a pass) of move i of a Go game or a Gomoku game.
+    moves = getattr(g, "moves", None)
+    if isinstance(moves, list):  # Gomoku keeps colour << 10 | point
+        w = moves[i]
+        return w >> 10 & 3, w & 1023
+    colour, x, y = g.move(i)
+    return colour, 1023 if x is None else y << 5 | x
+
+
+# ---- the board ------------------------------------------------------------------------------
+
+
+def rtc_setter():
+    """``set_rtc`` for the board: the calendar seconds into ``machine.RTC`` (None if none)."""
+    try:
+        import time
+
+        from machine import RTC
+    except ImportError:
+        return None
+
+    def set_rtc(secs):
+        t = time.gmtime(secs)
+        RTC().datetime((t[0], t[1], t[2], t[6], t[3], t[4], t[5], 0))
+
+    return set_rtc
+
+
+async def serve(server, period_ms=10, burst=256):
+    """The board's link task: read the USB serial (``sys.stdin``) without blocking, feed the
+    server, let it answer; until a ``maintenance`` request. Ctrl-C is turned off while it runs
+    (the app owns the serial line) and on again when it returns. Not tested on hardware."""
+    import asyncio
+    import select
+    import sys
+
+    import micropython
+
+    stdin = sys.stdin.buffer
+    poller = select.poll()
+    poller.register(sys.stdin, select.POLLIN)
+    micropython.kbd_intr(-1)
+    pending = b""
+    try:
+        while not server.maintenance:
+            if not pending:
+                got = bytearray()
+                while len(got) < burst and poller.poll(0):
+                    got.extend(stdin.read(1))
+                pending = bytes(got)
+            if pending:
+                n = server.feed(pending)
+                pending = pending[n:]  # the rest when the queue has room
+            server.poll()
+            await asyncio.sleep_ms(period_ms)
+    finally:
+        micropython.kbd_intr(3)
+
+
+async def run(app, server):
+    """The app's tasks and the link together; returns (to the REPL) after ``maintenance``."""
+    import asyncio
+
+    task = asyncio.create_task(app.run())
+    try:
+        await serve(server)
+    finally:
+        task.cancel()
