@@ -57,6 +57,41 @@ def _secret(secret_hex: str | None):
         raise typer.Exit(EXIT_USAGE) from None
 
 
+def _port(port: str | None) -> str:
+    # ``--port``, or the one board on USB; exit 2 when there is none or several.
+    if port is not None:
+        return port
+    from host_tools.link import find_boards
+
+    found = find_boards()
+    if len(found) != 1:
+        err.print("No Tengen board found." if not found else "Several boards: choose with --port.")
+        raise typer.Exit(EXIT_USAGE)
+    return found[0]["port"]
+
+
+def _link_failed(port: str, e, json_out: bool = False):
+    # Report a ``LinkError``; the exit: 2 if the port could not be used, else 1.
+    import json
+
+    err.print("[red]The link to %s failed:[/red] %s" % (port, e))
+    if json_out:
+        typer.echo(json.dumps({"error": e.code, "message": e.message}))
+    return typer.Exit(EXIT_USAGE if e.code == "io" else EXIT_FAIL)
+
+
+def _stored_key(board: str | None):
+    # The key ``pair`` stored for ``board`` (None if none).
+    if not board:
+        return None
+    from host_tools import keys
+
+    return keys.get(board)
+
+
+PORT = typer.Option(None, "--port", "-p", help="Serial port (default: find the board).")
+
+
 @app.command()
 def boards(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List the Tengen boards on USB (2E8A:0005, confirmed by their hello)."""
@@ -82,9 +117,11 @@ def boards(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -
 
 @app.command()
 def sync(
-    port: str = typer.Option(None, "--port", "-p", help="Serial port (default: find the board)."),
+    port: str = PORT,
     dest: str = typer.Option(".", "--dest", "-d", help="Folder for the games."),
-    secret: str = typer.Option(None, "--secret", help="The board's key (hex) to check HMACs."),
+    secret: str = typer.Option(
+        None, "--secret", help="The board's key (hex) to check HMACs (default: the paired one)."
+    ),
     json_out: bool = typer.Option(False, "--json", help="Print a JSON summary."),
 ) -> None:
     """Bring every finished game home as SGF + JSON sidecar; acknowledge it once verified."""
@@ -93,19 +130,14 @@ def sync(
     from rich.progress import Progress
 
     from host_tools import sync as S
-    from host_tools.link import Link, LinkError, find_boards
+    from host_tools.link import Link, LinkError
 
     key = _secret(secret)
-    if port is None:
-        found = find_boards()
-        if len(found) != 1:
-            err.print(
-                "No Tengen board found." if not found else "Several boards: choose with --port."
-            )
-            raise typer.Exit(EXIT_USAGE)
-        port = found[0]["port"]
+    port = _port(port)
     try:
         with Link(port) as link, Progress(console=err, disable=json_out) as bar:
+            if key is None:
+                key = _stored_key(str(link.request("hello").get("board", "")))
             task = bar.add_task("sync", total=None)
 
             def progress(event, game_no, done, total):
@@ -113,10 +145,7 @@ def sync(
 
             summary = S.sync(link, dest, progress=progress, secret=key)
     except LinkError as e:
-        err.print("[red]The link to %s failed:[/red] %s" % (port, e))
-        if json_out:
-            typer.echo(json.dumps({"error": e.code, "message": e.message}))
-        raise typer.Exit(EXIT_USAGE if e.code == "io" else EXIT_FAIL) from None
+        raise _link_failed(port, e, json_out) from None
     if json_out:
         typer.echo(json.dumps(summary))
     else:
@@ -166,7 +195,9 @@ def export(
 @app.command()
 def verify(
     files: Annotated[list[str], typer.Argument(help="NNNNNN.bin files (and .json sidecars).")],
-    secret: str = typer.Option(None, "--secret", help="The board's key (hex): check the HMAC."),
+    secret: str = typer.Option(
+        None, "--secret", help="The board's key (hex): check the HMAC (default: the paired one)."
+    ),
 ) -> None:
     """Check synced games: the records' CRC chain, the sidecar's CRC, and the HMAC."""
     import json
@@ -188,7 +219,7 @@ def verify(
             side = json.loads(path.with_suffix(".json").read_bytes())
         except (OSError, ValueError):
             pass
-        problems = V.verify(data, key, side.get("hmac"))
+        problems = V.verify(data, key or _stored_key(side.get("board")), side.get("hmac"))
         if "crc" in side and side["crc"] != V.crc32(data):
             problems.append("CRC differs from the sidecar's")
         if problems:
@@ -198,3 +229,188 @@ def verify(
             typer.echo("%s: ok" % name)
     if bad:
         raise typer.Exit(EXIT_FAIL)
+
+
+# ---- the board's time, settings, key, and game --------------------------------------------
+
+
+def _request(port: str | None, cmd: str, json_out: bool = False, **fields) -> dict:
+    # One request to the board at ``port`` (or the one found); a failure exits.
+    from host_tools.link import Link, LinkError
+
+    port = _port(port)
+    try:
+        with Link(port) as link:
+            return link.request(cmd, **fields)
+    except LinkError as e:
+        raise _link_failed(port, e, json_out) from None
+
+
+@app.command("time")
+def time_(
+    port: str = PORT,
+    set_: bool = typer.Option(False, "--set", help="Set the board's time to this PC's."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Show the board's calendar time (UTC); with --set, set it to this PC's first."""
+    import json
+    import time
+    from datetime import UTC, datetime
+
+    fields = {"epoch": int(time.time())} if set_ else {}
+    epoch = _request(port, "time", json_out, **fields).get("epoch")
+    drift = None if epoch is None else epoch - int(time.time())
+    if json_out:
+        typer.echo(json.dumps({"epoch": epoch, "drift": drift}))
+    elif epoch is None:
+        typer.echo("The board's time is not set (tengen time --set).")
+    else:
+        when = datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        typer.echo("%s%s (%+d s from this PC)" % ("set: " if set_ else "", when, drift))
+
+
+def _setting_value(key: str, text: str):
+    # A setting's value from the command line: true/false, an integer, else the string.
+    if key == "pin":
+        return text  # four digits, kept as a string ("0042")
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+@app.command()
+def settings(
+    assignments: Annotated[
+        list[str] | None, typer.Argument(help="KEY=VALUE to set (none: just show).")
+    ] = None,
+    port: str = PORT,
+    pin: str = typer.Option(None, "--pin", help="The arbiter's PIN (to change the PIN)."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Show the board's settings, or set some: tengen settings time=cn-local komi2=15."""
+    import json
+
+    from rich.table import Table
+
+    changes = {}
+    for a in assignments or []:
+        key, eq, value = a.partition("=")
+        if not eq or not key:
+            err.print("[red]%r: settings are KEY=VALUE[/red]" % a)
+            raise typer.Exit(EXIT_USAGE)
+        changes[key] = _setting_value(key, value)
+    fields = {}
+    if changes:
+        fields["set"] = changes
+    if pin is not None:
+        fields["pin"] = pin
+    shown = _request(port, "settings", json_out, **fields).get("settings", {})
+    if json_out:
+        typer.echo(json.dumps(shown, sort_keys=True))
+        return
+    table = Table("setting", "value")
+    for k in sorted(shown):
+        table.add_row(k, json.dumps(shown[k]) if not isinstance(shown[k], str) else shown[k])
+    Console().print(table)
+
+
+@app.command()
+def pair(
+    pin: str = typer.Option(..., "--pin", help="The arbiter's PIN."),
+    port: str = PORT,
+) -> None:
+    """Get the board's key (its games' HMAC secret) and keep it for sync and verify."""
+    from host_tools import keys
+
+    reply = _request(port, "pair", pin=pin)
+    board = str(reply.get("board", ""))
+    try:
+        secret = bytes.fromhex(str(reply.get("secret", "")))
+    except ValueError:
+        secret = b""
+    if not board or not secret:
+        err.print("[red]The board's answer has no board id or key.[/red]")
+        raise typer.Exit(EXIT_FAIL)
+    try:
+        path = keys.store(board, secret)
+    except OSError as e:
+        err.print("[red]The key could not be stored: %s[/red]" % e)
+        raise typer.Exit(EXIT_FAIL) from None
+    typer.echo("Paired with board %s; its key is in %s" % (board, path))
+
+
+@app.command()
+def watch(
+    port: str = PORT,
+    once: bool = typer.Option(False, "--once", help="Print one snapshot as text and exit."),
+) -> None:
+    """The game at the board, live: the stones, both clocks, the last incidents."""
+    from rich.live import Live
+
+    from host_tools import watch as W
+    from host_tools.link import Link, LinkError
+
+    port = _port(port)
+    view = W.View()
+    try:
+        with Link(port) as link:
+            view.load(link.request("state"))
+            if once:
+                typer.echo(view.text())
+                return
+            link.request("watch", on=True)
+            try:
+                with Live(view.render(), auto_refresh=False, screen=False) as live:
+                    W.follow(link, view, _Refresh(live))
+            except KeyboardInterrupt:
+                pass
+            finally:
+                try:
+                    link.request("watch", on=False)
+                except LinkError:
+                    pass
+    except LinkError as e:
+        raise _link_failed(port, e) from None
+
+
+class _Refresh:
+    # ``Live.update`` with a redraw (the view is drawn when it changes or the clock ticks).
+    def __init__(self, live):
+        self.live = live
+
+    def update(self, renderable):
+        self.live.update(renderable, refresh=True)
+
+
+@app.command()
+def deploy(
+    port: str | None = typer.Option(None, "--port", "-p", help="The board's serial port."),
+    pin: str | None = typer.Option(
+        None, "--pin", help="The arbiter PIN (the board saves its game and leaves the app)."
+    ),
+    build_only: str | None = typer.Option(
+        None, "--build-only", help="Only compile the firmware into this folder."
+    ),
+) -> None:
+    """Compile the firmware with mpy-cross and copy it to the board with mpremote."""
+    from host_tools import deploy as D
+
+    if build_only is not None:
+        try:
+            files, total = D.build(build_only)
+        except D.DeployError as e:
+            err.print("[red]%s[/red]" % e)
+            raise typer.Exit(EXIT_FAIL) from None
+        typer.echo("%d files, %d bytes in %s" % (len(files), total, build_only))
+        return
+    port = _port(port)
+    try:
+        done = D.deploy(port, pin, progress=lambda step: err.print("deploy: %s" % step))
+    except D.DeployError as e:
+        err.print("[red]%s[/red]" % e)
+        raise typer.Exit(EXIT_FAIL) from None
+    typer.echo("deployed %d files (%d bytes) to %s" % (len(done["files"]), done["bytes"], port))

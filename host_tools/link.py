@@ -138,6 +138,21 @@ class Link:
             "timeout", "no answer to %r from %s after %d tries" % (cmd, self.port, attempt + 1)
         )
 
+    def read_event(self, timeout: float) -> dict | None:
+        """The next event line (``{"event":...}``, from ``watch``): one set aside in ``events``
+        first, else one read within ``timeout`` seconds; None if none came. Replies to no
+        request waiting are dropped. Raises ``LinkError`` ("io") if the link failed."""
+        if self.events:
+            return self.events.popleft()
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self._readline(deadline)
+            if line is None:
+                return None
+            obj = _parse(line)
+            if obj is not None and "event" in obj:
+                return obj
+
 
 def _parse(line: bytes) -> dict | None:
     try:

@@ -604,3 +604,11 @@ def test_fuzz_lines_while_a_game_is_played():
     assert len([r for r in recs if r[0] == R.MOVE]) == len(points)
     assert [g for g, _, _, _ in b.journal.games()] == [1, 2, 3]
     assert b.ask("state")["ply"] == len(points)
+
+
+def test_settings_take_true_and_false_on_both_runtimes():
+    # MicroPython's True is not an int (CPython's is): the check must name bool itself.
+    b = Board(games=0)
+    r = b.ask("settings", set={"free_captures": True})
+    assert r["ok"] and r["settings"]["free_captures"] is True, r
+    assert b.ask("settings")["settings"]["free_captures"] is True

@@ -453,7 +453,10 @@ class Server:
             for k, v in changes.items():
                 if len(k) > 16:
                     raise Reject("bad_value", "set: a setting's name has at most 16 characters")
-                if not (isinstance(v, (int, str)) and (not isinstance(v, str) or len(v) <= 32)):
+                # bool named too: MicroPython's True is not an instance of int, CPython's is
+                if not (
+                    isinstance(v, (bool, int, str)) and (not isinstance(v, str) or len(v) <= 32)
+                ):
                     raise Reject("bad_type", "set: %s: an integer, true/false or a string" % k)
             if "pin" in changes:
                 self._pin(req)
@@ -470,7 +473,7 @@ class Server:
                 arbiter.set_pin(changes["pin"])
         shown = {}
         for k, v in self.settings.items():
-            if k != "pin" and isinstance(v, (int, str)):
+            if k != "pin" and isinstance(v, (bool, int, str)):
                 shown[k] = v
         return {"settings": shown}
 

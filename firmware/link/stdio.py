@@ -1,12 +1,14 @@
 """The link's server on stdin/stdout, for the MicroPython unix port and the host's tests.
 
-    micropython -m firmware.link.stdio ROOT
+    micropython -m firmware.link.stdio ROOT [--game]
 
 serves the games journaled under the folder ``ROOT`` (a ``Journal``) with the fixed test
 secret ``SECRET``, reading request lines from stdin and writing replies to stdout, until
 stdin ends. There is no game on this board: a stand-in match answers ``hello`` and
-``settings`` (``state``, ``adjust`` get an error reply). ``tests/host/test_sync.py`` runs it
-behind a pseudo-terminal, as the host tools see a board on USB serial.
+``settings`` (``state``, ``adjust`` get an error reply). With ``--game``, a real Go match
+(``firmware.match.Match``) with ``MOVES`` played serves ``state`` and ``watch`` instead.
+``tests/host/test_sync.py`` runs it behind a pseudo-terminal, as the host tools see a board on
+USB serial.
 """
 
 import sys
@@ -16,6 +18,12 @@ from firmware.store.journal import Journal
 
 SECRET = bytes(range(100, 132))  # the test secret; tests/host/test_sync.py knows it too
 PIN = "4821"
+MOVES = (
+    (1, 3 << 5 | 3),
+    (2, 15 << 5 | 15),
+    (1, 3 << 5 | 15),
+    (2, 15 << 5 | 3),
+)  # (colour, y<<5|x)
 
 
 class _NoMatch:
@@ -24,7 +32,23 @@ class _NoMatch:
         self.settings = {"game": "go19", "pin": PIN}
 
 
-def main(root):
+class _NoSensing:
+    n = 19  # the grid's size is all the match reads of it here
+
+
+def _game():
+    # A Go match on 19x19 with MOVES played, its clock paused as after a restart.
+    from firmware.match import Match
+
+    m = Match({"game": "go19", "time": "cn-local", "pin": PIN}, _NoSensing())
+    m.clock.start(0)
+    m.restore(
+        {"moves": [(i + 1, c, p, 0, None) for i, (c, p) in enumerate(MOVES)], "clocks": None}
+    )
+    return m
+
+
+def main(root, game=False):
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else sys.stdout
     inp = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
 
@@ -33,7 +57,7 @@ def main(root):
         if hasattr(out, "flush"):
             out.flush()
 
-    srv = Server(_NoMatch(), Journal(root), SECRET, write, board="stdio")
+    srv = Server(_game() if game else _NoMatch(), Journal(root), SECRET, write, board="stdio")
     while True:
         line = inp.readline()
         if not line:
@@ -45,4 +69,5 @@ def main(root):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "games")
+    args = [a for a in sys.argv[1:] if a != "--game"]
+    main(args[0] if args else "games", "--game" in sys.argv[1:])

@@ -1,0 +1,186 @@
+"""`tengen time`, `settings`, `pair`, `watch --once`, and sync/verify with the paired key,
+against the link's server on the MicroPython unix port behind a pty (as in test_sync.py)."""
+
+import json
+import os
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from firmware.link.stdio import PIN, SECRET
+from host_tools import keys
+from host_tools.cli import app
+from tests.host.test_sync import MICROPYTHON, ROOT, Board, fill
+
+pytestmark = pytest.mark.skipif(MICROPYTHON is None, reason="micropython not installed")
+
+run = CliRunner().invoke
+
+
+class GameBoard(Board):
+    """The stdio server with ``--game``: a Go match with four moves played."""
+
+    def __init__(self, root):
+        import tty
+
+        master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.path = os.ttyname(self.slave)
+        self.proc = subprocess.Popen(
+            [str(MICROPYTHON), "-m", "firmware.link.stdio", str(root), "--game"],
+            stdin=master,
+            stdout=master,
+            cwd=ROOT,
+        )
+        os.close(master)
+
+
+@pytest.fixture
+def config(tmp_path, monkeypatch):
+    folder = tmp_path / "config"
+    monkeypatch.setenv(keys.ENV, str(folder))
+    return folder
+
+
+@pytest.fixture
+def board(tmp_path):
+    root = tmp_path / "games"
+    fill(root, 3, seed=11)
+    b = Board(root)
+    yield b
+    b.stop()
+
+
+def test_time_show_and_set(board):
+    r = run(app, ["time", "--port", board.path, "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout) == {"epoch": None, "drift": None}
+    r = run(app, ["time", "--port", board.path])
+    assert r.exit_code == 0 and "not set" in r.stdout
+    r = run(app, ["time", "--set", "--port", board.path])
+    assert r.exit_code == 0, r.output
+    assert "UTC" in r.stdout
+    r = run(app, ["time", "--port", board.path, "--json"])
+    got = json.loads(r.stdout)
+    assert abs(got["epoch"] - time.time()) < 5 and abs(got["drift"]) < 5
+
+
+def test_settings_show_and_set(board):
+    r = run(app, ["settings", "--port", board.path, "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout) == {"game": "go19"}  # the PIN is never shown
+    # (no bool here: MicroPython's isinstance(True, int) is False, so the server refuses them)
+    args = ["settings", "komi2=15", "opening=free", "time=cn-local", "--port", board.path]
+    r = run(app, args + ["--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout) == {
+        "game": "go19",
+        "komi2": 15,
+        "opening": "free",
+        "time": "cn-local",
+    }
+    r = run(app, ["settings", "--port", board.path])
+    assert r.exit_code == 0 and "komi2" in r.stdout and "cn-local" in r.stdout
+    r = run(app, ["settings", "pin=1234", "--port", board.path])  # no PIN given
+    assert r.exit_code == 1 and "missing" in r.output, r.output
+    r = run(app, ["settings", "pin=1234", "--pin", "0000", "--port", board.path])
+    assert r.exit_code == 1 and "bad_pin" in r.output, r.output
+    r = run(app, ["settings", "oops", "--port", board.path])
+    assert r.exit_code == 2
+
+
+def test_pair_stores_the_key_and_sync_verify_use_it(board, config, tmp_path):
+    r = run(app, ["pair", "--pin", "0000", "--port", board.path])
+    assert r.exit_code == 1 and "bad_pin" in r.output
+    assert not (config / "keys.json").exists()
+    r = run(app, ["pair", "--pin", PIN, "--port", board.path])
+    assert r.exit_code == 0, r.output
+    path = config / "keys.json"
+    assert json.loads(path.read_text()) == {"stdio": SECRET.hex()}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert keys.get("stdio") == SECRET and keys.get("other") is None
+    keys.store("other", bytes(32))  # a second board's key: both kept
+    assert keys.load() == {"stdio": SECRET.hex(), "other": bytes(32).hex()}
+
+    dest = tmp_path / "home"
+    r = run(app, ["sync", "--port", board.path, "--dest", str(dest), "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout.splitlines()[-1])["written"] == [1, 2, 3]
+    bins = sorted(str(p) for p in dest.glob("*.bin"))
+    r = run(app, ["verify"] + bins)
+    assert r.exit_code == 0, r.output
+    keys.store("stdio", bytes(32))  # a wrong stored key: the HMAC check fails
+    r = run(app, ["verify"] + bins)
+    assert r.exit_code == 1 and "HMAC" in r.output, r.output
+    r = run(app, ["verify", "--secret", SECRET.hex()] + bins)  # --secret wins
+    assert r.exit_code == 0, r.output
+
+
+def test_sync_with_a_wrong_stored_key_fails(board, config, tmp_path):
+    keys.store("stdio", bytes(32))
+    r = run(app, ["sync", "--port", board.path, "--dest", str(tmp_path / "h"), "--json"])
+    assert r.exit_code == 1
+    assert json.loads(r.stdout.splitlines()[-1])["failed"]
+
+
+def test_watch_once_renders_the_game(tmp_path):
+    b = GameBoard(tmp_path / "games")
+    try:
+        r = run(app, ["watch", "--once", "--port", b.path])
+    finally:
+        b.stop()
+    assert r.exit_code == 0, r.output
+    out = r.stdout
+    assert "go19 19x19, move 4, last D4" in out
+    rows = {line.split()[0]: line for line in out.splitlines() if line[:3].strip().isdigit()}
+    # D16 (x 3, y 3) black, Q4 (x 15, y 15) white, Q16 black, D4 white
+    row16 = rows["16"].split()[1:20]
+    row4 = rows["4"].split()[1:20]
+    assert row16[3] == "●" and row16[15] == "●"
+    assert row4[3] == "○" and row4[15] == "○"
+    assert sum(line.count("●") + line.count("○") for line in rows.values()) == 4
+    assert "Black" in out and "White" in out and "clock: paused" in out
+
+
+def test_watch_without_a_game_and_without_a_board(board, tmp_path):
+    r = run(app, ["watch", "--once", "--port", board.path])  # the stand-in: no game
+    assert r.exit_code == 1
+    for cmd in (["time"], ["settings"], ["pair", "--pin", PIN], ["watch", "--once"]):
+        r = run(app, cmd + ["--port", str(tmp_path / "nope")])
+        assert r.exit_code == 2, (cmd, r.output)
+
+
+def test_keys_file_is_replaced_atomically(config):
+    keys.store("a", b"\x01")
+    keys.store("b", b"\x02")
+    assert sorted(p.name for p in Path(config).iterdir()) == ["keys.json"]
+    (config / "keys.json").write_text("not json")
+    assert keys.load() == {} and keys.get("a") is None
+
+
+def test_watch_view_follows_events():
+    from host_tools.watch import View
+
+    v = View()
+    v.load({"game": "go9", "size": 9, "moves": [], "colours": [], "clock": {}, "result": ""})
+    # black surrounds a white stone at (1, 0): white's stone is captured
+    for ply, (colour, x, y) in enumerate(
+        [(1, 0, 0), (2, 1, 0), (1, 2, 0), (2, 5, 5), (1, 1, 1)], start=1
+    ):
+        v.apply({"event": "move", "ply": ply, "colour": colour, "point": y << 5 | x})
+    assert v.stones() == {(0, 0): 1, (2, 0): 1, (1, 1): 1, (5, 5): 2}
+    v.apply({"event": "undo", "ply": 4})
+    assert (1, 0) in v.stones() and (1, 1) not in v.stones()
+    v.apply({"event": "incident", "kind": 5, "move": 5, "points": [3 << 5 | 3]})
+    v.apply({"event": "clock", "state": "paused", "running": 1, "clocks": [61000, 0, 5000, 2]})
+    v.apply({"event": "result", "result": "B+R"})
+    text = v.text()
+    assert "incident 5 D6" in text and "result: B+R" in text
+    assert "1:01" in text and "0:05  (2)" in text and "clock: paused" in text
+    v.apply({"event": "game", "game": "renju", "size": 15})
+    assert v.need_state
+    v.render()  # the live view builds
