@@ -6,7 +6,7 @@
 #   make sim     the firmware app on the MicroPython unix port with a simulated board and clock
 #                (a terminal view played by keys; with no terminal, a scripted demo that exits)
 #   make gtp     the GTP front-end on the MicroPython unix port
-#   make bench   every bench/bench_*.py on the MicroPython unix port
+#   make bench   every bench/bench_*.py on the MicroPython unix port, then bench/host_sync.py
 #   make clean   remove the virtual environment, caches and build artefacts
 
 PYTHON ?= python3
@@ -24,6 +24,10 @@ MP_TEST_HEAP := 64M
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --disable-pip-version-check -e '.[dev]'
+	@# @sabaki/sgf, a second SGF reader the export is checked with (a local install, never
+	@# global; skipped where there is no npm or no registry: the test then says so).
+	-command -v npm >/dev/null && npm install --prefix $(VENV)/node @sabaki/sgf@3.4.7 \
+	  --no-audit --no-fund --silent
 	touch $@
 
 venv: $(STAMP)
@@ -72,6 +76,8 @@ bench: $(STAMP)
 	  $(MP) -m bench.$$m || { echo "bench: $$f failed"; status=1; }; \
 	done; \
 	[ $$found -eq 1 ] || echo "bench: no bench/bench_*.py files yet, nothing to run"; \
+	echo "== bench/host_sync.py (CPython: the host tools over a pseudo-terminal)"; \
+	$(BIN)/python -m bench.host_sync || { echo "bench: bench/host_sync.py failed"; status=1; }; \
 	exit $$status
 
 clean:

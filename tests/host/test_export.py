@@ -385,12 +385,14 @@ console.log(JSON.stringify(out));
 
 
 def _sabaki_module():
-    # An @sabaki/sgf already on this machine (never installed by the test): in the
-    # repository's node_modules, npm's global root, or $SABAKI_NODE_MODULES.
+    # An @sabaki/sgf already on this machine (never installed by the test): the one make
+    # installs in .venv/node, the repository's node_modules, npm's global root, or
+    # $SABAKI_NODE_MODULES.
     node = shutil.which("node")
     if not node:
         return None
-    roots = [Path(__file__).resolve().parents[2] / "node_modules"]
+    repo = Path(__file__).resolve().parents[2]
+    roots = [repo / ".venv" / "node" / "node_modules", repo / "node_modules"]  # make's install
     if os.environ.get("SABAKI_NODE_MODULES"):  # e.g. npm install --prefix DIR @sabaki/sgf
         roots.insert(0, Path(os.environ["SABAKI_NODE_MODULES"]))
     npm = shutil.which("npm")

@@ -343,3 +343,38 @@ def test_cli_sync_verify_export(tmp_path):
     assert r.exit_code == 0, r.output
     assert sorted(p.name for p in (tmp_path / "x").iterdir()) == ["000005.psq", "000005.sgf"]
     assert (tmp_path / "x" / "000005.sgf").read_bytes() == (dest / "000005.sgf").read_bytes()
+
+
+def test_the_host_process_killed_mid_sync_then_resumed(template, tmp_path):
+    # `tengen sync` as its own process, SIGKILLed at random moments (no clean-up runs, the
+    # port just closes under it); the board keeps serving. Then a full sync: every game
+    # exactly once, whole, none acked before it was written.
+    import random
+    import signal
+    import sys
+
+    source, expected = template
+    root = _copy(source, tmp_path)
+    dest = tmp_path / "home"
+    board = Board(root)
+    rng = random.Random(11)
+    cmd = [sys.executable, "-m", "host_tools", "sync", "--port", board.path]
+    cmd += ["--dest", str(dest), "--secret", SECRET.hex(), "--json"]
+    try:
+        killed = 0
+        for _ in range(6):
+            host = subprocess.Popen(
+                cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            time.sleep(rng.uniform(0.2, 1.2))
+            if host.poll() is None:
+                host.send_signal(signal.SIGKILL)
+                killed += 1
+            host.wait()
+            check_dest(dest, expected, root, complete=False)
+        r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        check_dest(dest, expected, root, complete=True)
+        assert killed >= 3, killed
+    finally:
+        board.stop()
