@@ -25,6 +25,7 @@ from firmware.clock.clock import BLACK, WHITE
 from firmware.match import Match
 from firmware.rules.go import Game
 from firmware.sensing.grid import Sensing
+from firmware.simulator import play_taking
 from tests.go_corpus import corpus_games
 from tests.support import join, shared_path
 from tests.test_physical_replay import N, calibrated
@@ -100,15 +101,13 @@ def play(path, seed, report):
             step()
         if xy is not None:
             x, y = xy
-            keep = [shadow.board.color_at(i % N, i // N) for i in range(N * N)]
-            shadow.play(side, x, y)
+            taken = play_taking(shadow, side, x, y)
             grid_do(grid.put, x, y, side)
             for _ in range(4):
                 step()
-            for i in range(N * N):
-                if keep[i] and not shadow.board.color_at(i % N, i // N):
-                    grid_do(grid.lift, i % N, i // N)
-            keep = None
+            for px, py in taken:
+                grid_do(grid.lift, px, py)
+            taken = None
         else:
             shadow.play(side, None, None)
         for _ in range(4):

@@ -29,6 +29,7 @@ from firmware import sgf
 from firmware.referee.referee import ACCEPTED
 from firmware.rules.go import Game
 from firmware.rules.go_board import BLACK, WHITE
+from firmware.simulator import play_taking
 from tests.go_corpus import corpus_games
 from tests.support import join, shared_path
 from tests.test_physical_replay import Table
@@ -96,8 +97,7 @@ def play(path, seed, times, latencies):
             shadow.play(c, None, None)
         else:
             x, y = xy
-            before = [shadow.board.color_at(i % N, i // N) for i in range(N * N)]
-            shadow.play(c, x, y)
+            taken = play_taking(shadow, c, x, y)
             grid.put(x, y, c)
             k = 0
             i = y * N + x
@@ -105,9 +105,8 @@ def play(path, seed, times, latencies):
                 frame()
                 k += 1
             add(latencies, k)
-            for j in range(N * N):
-                if before[j] and not shadow.board.color_at(j % N, j // N):
-                    grid.lift(j % N, j // N)
+            for px, py in taken:
+                grid.lift(px, py)
             for _ in range(4):
                 frame()
         t0 = ticks_us()

@@ -245,6 +245,18 @@ DEMO = (
 )
 
 
+def play_taking(game, c, x, y):
+    """Play ``c`` at ``(x, y)`` on a Go ``game`` (x None: pass): the points ``(x, y)`` of the
+    stones the move took off, which a player lifts before pressing the clock."""
+    b = game.board
+    n = b.size
+    before = bytes(b.color_at(i % n, i // n) for i in range(n * n))
+    r = game.play(c, x, y)
+    if r:
+        raise ValueError("the rules refuse %s at %r (reason %d)" % (c, (x, y), r))
+    return [(i % n, i // n) for i in range(n * n) if before[i] and not b.color_at(i % n, i // n)]
+
+
 def sgf_commands(path, think_ms=3000):
     """The commands that play an SGF game at the board: each stone put down, the stones it
     captures taken off, the paddle pressed; a pass is a press with no stone."""
@@ -261,12 +273,10 @@ def sgf_commands(path, think_ms=3000):
         c = BLACK if colour == "B" else WHITE
         yield "wait %d" % think_ms
         if xy is not None:
-            before = [shadow.board.color_at(i % N, i // N) for i in range(N * N)]
-            shadow.play(c, xy[0], xy[1])
+            taken = play_taking(shadow, c, xy[0], xy[1])
             yield "put %s %s" % (vertex(xy[0], xy[1]), colour.lower())
-            for i in range(N * N):
-                if before[i] and not shadow.board.color_at(i % N, i // N):
-                    yield "lift %s" % vertex(i % N, i // N)
+            for x, y in taken:
+                yield "lift %s" % vertex(x, y)
         else:
             shadow.play(c, None, None)
         yield "press %s" % colour.lower()

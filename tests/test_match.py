@@ -12,6 +12,7 @@ from firmware.clock.clock import BLACK, PAUSED, WHITE
 from firmware.match import MOVED, REFUSED, Match
 from firmware.rules.go import Game
 from firmware.sensing.grid import Sensing
+from firmware.simulator import play_taking
 from firmware.store import records as R
 from firmware.store.journal import Journal
 from tests.support import Rng, join, require_shared, shared_path
@@ -46,6 +47,7 @@ def test_a_corpus_game_at_the_board():
         match.frame(grid.scan(frame), now)
     match.start(now, board_id="sim-3")
     game_no = journal.game_no
+    shadow = Game(N)  # the corpus game, to know which stones each move takes
     used = [0, 0, 0]
     for k, (colour, xy) in enumerate(moves):
         side = BLACK if colour == "B" else WHITE
@@ -55,26 +57,20 @@ def test_a_corpus_game_at_the_board():
         assert not match.tick(now)
         if xy is not None:
             x, y = xy
-            before = [match.game.board.color_at(i % N, i // N) for i in range(N * N)]
+            taken = play_taking(shadow, side, x, y)  # what the player will take off
             grid.put(x, y, side, dx=rng.between(-8, 8) / 100)
             for _ in range(4):
                 now += 50
                 match.frame(grid.scan(frame), now)
             game = match.game
-            # The player takes off what the move captures: a copy of the position shows which.
-            shadow = Game(N)
-            for i, c in enumerate(before):
-                if c:
-                    shadow.setup(c, i % N, i // N)
-            shadow.set_to_move(side)
-            shadow.play(side, x, y)
-            for i, c in enumerate(before):
-                if c and not shadow.board.color_at(i % N, i // N):
-                    grid.lift(i % N, i // N)
+            for px, py in taken:
+                grid.lift(px, py)
             for _ in range(3):
                 now += 50
                 match.frame(grid.scan(frame), now)
             assert game.ply == k
+        else:
+            shadow.play(side, None, None)
         at = now + 100  # the paddle, stamped in its IRQ
         r = match.press(side, at)
         assert r == MOVED, (k, r, match.referee.why)

@@ -52,22 +52,6 @@ class Table:
         return self.referee.press(side, self.now)
 
 
-def _captured(before, game):
-    # Points of stones the last move took off the rules' board.
-    n = game.board.size
-    out = []
-    for y in range(n):
-        for x in range(n):
-            if before[y * n + x] and not game.board.color_at(x, y):
-                out.append((x, y))
-    return out
-
-
-def _snapshot(game):
-    n = game.board.size
-    return bytes(game.board.color_at(x, y) for y in range(n) for x in range(n))
-
-
 def play_game(path, seed):
     """Play one corpus game on the table; ``(moves, early presses, the table)``."""
     with open(path, "rb") as f:
@@ -89,9 +73,7 @@ def play_game(path, seed):
             assert table.press(c) == ACCEPTED, "move %d: a pass" % (k + 1)
             continue
         x, y = xy
-        before = _snapshot(shadow)
-        assert shadow.play(c, x, y) == 0
-        taken = _captured(before, shadow)
+        taken = simulator.play_taking(shadow, c, x, y)
         style = rng.below(4)
         if style == 0:  # lowered from a hovering hand
             for _ in grid.descend(x, y, c, 4, dx=0.04, dy=-0.03):
