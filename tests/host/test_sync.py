@@ -366,7 +366,14 @@ def test_the_host_process_killed_mid_sync_then_resumed(template, tmp_path):
             host = subprocess.Popen(
                 cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
-            time.sleep(rng.uniform(0.2, 1.2))
+            # Killed after a random number of further games has arrived (not after a
+            # time: on any machine the cut falls inside the sync), or mid-game at once.
+            target = len(list(dest.glob("*.json"))) if dest.exists() else 0
+            target += rng.randint(0, 25)
+            while host.poll() is None and (
+                not dest.exists() or len(list(dest.glob("*.json"))) < target
+            ):
+                time.sleep(0.005)
             if host.poll() is None:
                 host.send_signal(signal.SIGKILL)
                 killed += 1
