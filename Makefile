@@ -3,8 +3,8 @@
 #
 #   make test    lint, pytest on CPython, tests/mp_run.py on the MicroPython unix port
 #   make lint    ruff check + ruff format --check        make format   fix what ruff can
-#   make sim     the firmware app on the MicroPython unix port with a simulated board and clock
-#                (a terminal view played by keys; with no terminal, a scripted demo that exits)
+#   make sim     the virtual board: the whole board on the MicroPython unix port, its PC link on
+#                a pty (tengen commands reach it); a terminal view played by keys, or headless
 #   make gtp     the GTP front-end on the MicroPython unix port
 #   make bench   every bench/bench_*.py on the MicroPython unix port, then bench/host_sync.py
 #   make clean   remove the virtual environment, caches and build artefacts
@@ -60,8 +60,10 @@ format: $(STAMP)
 	$(BIN)/ruff format . || status=1; \
 	exit $$status
 
+# The virtual board (host_tools/sim.py): the terminal view with a terminal, else headless
+# (commands on stdin, the board's lines on stdout). SIM_ARGS: e.g. --flash DIR, --seed N.
 sim: $(STAMP)
-	@if [ -t 0 ] && [ -t 1 ]; then $(BIN)/python -m host_tools.sim; else $(MP) -m firmware.simulator --demo; fi
+	@$(BIN)/python -m host_tools.sim $(SIM_ARGS)
 
 gtp: $(STAMP)
 	$(MP) -m firmware.gtp

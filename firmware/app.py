@@ -8,6 +8,23 @@ the buzzer. ``run`` repeats it as asyncio tasks on the board; tests and the simu
 Nothing in the paddle path allocates: the IRQ handler writes a preallocated ring (``Paddles``).
 A task that raises is caught and logged, the game is saved (journal), and the task starts
 again: one bad frame or a display fault never stops the clock.
+
+The game's whole life is at the keys (``key``; README "Playing at the board"):
+
+- before a game: PAUSE starts Black's clock (refused, "CLEAR", while stones the new game does
+  not have are on the board); a long MODE opens the settings menu; PLUS+MINUS calibrates;
+- during play: PLUS+MINUS asks to resign for the side whose clock runs ("RESIGN ?" on its
+  face; + or − changes the side, MODE confirms, PAUSE or 10 s cancel); MODE is Gomoku's claim
+  key (or the swap after Black 3: 三手可交换); PAUSE resumes a game paused by a power cut;
+- Go's end: after two passes the players lift the dead stones ("DEAD" and how many), MODE
+  counts, the count stays on the faces ("B+3.5" and "B 1.75", i.e. 黑胜1¾子) until each player
+  confirms it with their paddle; PAUSE disputes it and play goes on (以实战解决);
+- after a result: it stays on the faces until PAUSE makes the next game with the same
+  settings (or a long MODE opens the menu for another).
+
+Everything the referee notices (``Referee.log``) is said on the faces — a word in the big
+cells and its point in the small ones (``firmware/ui/say.py``), on the face of the player
+concerned, for ``NOTICE_MS`` — with the buzzer's refuse pattern for a fault.
 """
 
 from array import array
@@ -18,6 +35,12 @@ from micropython import const
 from firmware.clock import cues, ticks
 
 _RING = const(8)  # paddle presses waiting for the clock task: plenty at human speed
+NOTICE_MS = const(3000)  # how long a face shows what the referee said, then the clock again
+RESIGN_MS = const(10000)  # an unanswered resignation question lapses
+_CLICK = const(0)  # the sounds of ``App.beep``: a key click, a fault, something done
+_FAULT = const(1)
+_DONE = const(2)
+_ALTERNATE_MS = const(2000)  # the count's two forms take turns on the faces
 
 
 class Paddles:
@@ -66,6 +89,8 @@ class App:
         keys=None,
         arbiter=None,
         save=None,
+        settings=None,
+        board_id="",
     ):
         from firmware.clock.clock import Face
 
@@ -95,6 +120,17 @@ class App:
         self.steps = 0
         self.last_tick = 0
         self.longest_gap = 0  # ms between clock ticks: the budget the tasks must keep
+        # The board's settings (what the next game is made of); the match keeps its own copy.
+        self.settings = settings if settings is not None else dict(match.settings)
+        self.board_id = board_id
+        self.server = None  # the PC link (board.py): the calendar time the PC set
+        self.notes = [None, None, None]  # per side: (word, small, more) the face shows now
+        self.note_until = array("i", [0, 0, 0])
+        self.heard = 0  # referee incidents already said
+        self.heard_log = match.referee.log
+        self.over_said = False  # the result's sound was made
+        self.resigning = 0  # the side asked "resign?", 0 if none
+        self.resign_at = 0
 
     # ---- one pass ---------------------------------------------------------------------------
 
@@ -107,6 +143,7 @@ class App:
         self.scanner.scan(self.frame)
         self.take_frame(now)
         self._tick(now)
+        self.listen(now)
         self._show(now)
 
     @micropython.native
@@ -122,11 +159,12 @@ class App:
 
     @micropython.native
     def presses(self, now):
-        """The paddle presses the IRQ stamped, oldest first, then the clock's look at ``now``."""
+        """The paddle presses the IRQ stamped, oldest first."""
         m = self.match
         side = self.paddles.take()
         while side:
-            m.press(side, self.paddles.taken_at)
+            if m.press(side, self.paddles.taken_at) == 4:  # match.CONFIRMED: the count agreed
+                self.note(side, "OK", "", "count confirmed", now, _DONE)
             side = self.paddles.take()
 
     @micropython.native
@@ -139,8 +177,8 @@ class App:
                 ev = self.buttons.pending()
 
     def key(self, ev, now):
-        """A button event (firmware/ui/buttons.py): the arbiter's chord and actions; the
-        pause key starts a game whose clock has not started."""
+        """A button event (firmware/ui/buttons.py): the arbiter's chord and actions, the menu,
+        the calibration, and the game's life (see the module's header)."""
         from firmware.ui import arbiter as arb
         from firmware.ui import buttons as btn
 
@@ -150,7 +188,8 @@ class App:
             if action is not None:
                 self.act(action, now)
         elif ev == btn.ARBITER and a is not None:
-            a.begin(now)
+            if a.begin(now) is not None:  # locked out after wrong PINs
+                self.note(3, "LOCKED", "", "arbiter locked: wait a minute", now, _FAULT)
         elif self.menu is not None:
             from firmware.ui import menus
 
@@ -158,6 +197,7 @@ class App:
             if r == menus.DONE:
                 self.choose(self.menu.result())
                 self.menu = None
+                self.beep(_DONE, now)
             elif r == menus.CANCEL:
                 self.menu = None
         elif self.calibrating is not None:
@@ -165,27 +205,138 @@ class App:
                 self.calibrating = None  # done (any key), or given up (a long PAUSE)
             elif ev == btn.event(btn.PRESS, btn.MODE):
                 self.calibrating.go()
-        elif self.match.clock.state == 0:  # before the game: the menu, or the start
-            if ev == btn.event(btn.CHORD, btn.PLUS | btn.MINUS):
+        else:
+            self.play_key(ev, now)
+        if a is not None:
+            self.match.clock.arbiter = a.active  # the faces' ARB mark
+
+    def play_key(self, ev, now):
+        """The keys of the game's life, by where the game is (match.PHASES)."""
+        from firmware import match as M
+        from firmware.ui import buttons as btn
+
+        m = self.match
+        state = m.clock.state
+        pause = ev == btn.event(btn.PRESS, btn.PAUSE)
+        mode = ev == btn.event(btn.PRESS, btn.MODE)
+        if self.resigning:
+            self.resign_key(ev, now)
+        elif m.phase == M.OVER or (state == 0 and m.phase == M.PLAY):
+            if ev == btn.event(btn.LONG, btn.MODE):
+                from firmware.ui.menus import Menu
+
+                self.menu = Menu(self.settings)
+            elif pause and m.phase == M.OVER:
+                self.next_game(now)
+            elif pause:
+                self.start(now)
+            elif ev == btn.event(btn.CHORD, btn.PLUS | btn.MINUS) and m.phase == M.PLAY:
                 from firmware.ui.calibrate import Calibrating
 
                 self.calibrating = Calibrating(self.scanner.n)
-            elif ev == btn.event(btn.LONG, btn.MODE):
-                from firmware.ui.menus import Menu
+        elif m.phase == M.DEAD or m.phase == M.COUNTED:
+            if mode:
+                if m.phase == M.COUNTED:  # lifted one more: count again
+                    m.phase = M.DEAD
+                m.count(now)
+            elif pause:
+                m.dispute(now)
+        elif ev == btn.event(btn.CHORD, btn.PLUS | btn.MINUS):
+            self.resigning = m.clock.running or m.game.to_move
+            self.resign_at = now
+        elif mode and state == 1:
+            if not m.swap(now):  # the swap when it is the time for it, else a claim
+                m.claim(now)
+        elif pause and state == 2 and not (self.arbiter and self.arbiter.paused):
+            m.clock.resume(now)  # a game paused by a power cut: the players go on
+            m._snapshot()
+            self.beep(_DONE, now)
 
-                self.menu = Menu(self.match.settings)
-            elif ev == btn.event(btn.PRESS, btn.PAUSE):
-                self.match.start(now)
+    def resign_key(self, ev, now):
+        """A key while "resign?" is asked: + or − the other side, MODE yes, PAUSE no."""
+        from firmware.ui import buttons as btn
 
-    def choose(self, settings):
-        """The players chose a game in the menu: a new match with it; the settings kept."""
+        k = btn.kind(ev)
+        key = btn.keys(ev)
+        if k != btn.PRESS:
+            return
+        if key == btn.MODE:
+            side = self.resigning
+            self.resigning = 0
+            self.match.resign(side, now)
+        elif key == btn.PLUS or key == btn.MINUS:
+            self.resigning = 3 - self.resigning
+            self.resign_at = now
+        elif key == btn.PAUSE:
+            self.resigning = 0
+
+    def start(self, now):
+        """PAUSE before a game: Black's clock starts, unless stones the game does not have
+        (the last game's) are still on the board. A settings change made since the match was
+        made (the link, the menu) is taken now: it applies to the next game, this one."""
         from firmware.match import Match
 
-        merged = dict(self.match.settings)  # what the menu does not show (the PIN) stays
+        m = self.match
+        if m.settings != self.settings:
+            m = self.match = Match(self.settings, m.sensing, self.journal)
+            m.referee.see(m.sensing.states, now)
+        fixes = m.referee.fixes()
+        if fixes:
+            from firmware.referee import incidents as inc
+
+            m.referee.log.add(inc.NOT_CLEAR, 1, now, [i for i, _ in fixes], 0)
+            return False
+        m.start(now, self.board_id, self.calendar())
+        return True
+
+    def next_game(self, now):
+        """After a result: a new game with the board's settings, ready to start."""
+        from firmware.match import Match
+
+        old = self.match
+        self.match = Match(self.settings, old.sensing, self.journal)
+        self.match.referee.see(old.sensing.states, now)
+        if self.arbiter is not None:
+            self.arbiter.paused = False
+
+    def calendar(self):
+        """Calendar seconds the PC set (the link's ``time``), 0 if never set."""
+        srv = self.server
+        t = srv.calendar() if srv is not None else None
+        return t or 0
+
+    def settings_changed(self):
+        """The link saved new settings: the volume and the PIN at once; the game waits for
+        the next one (``start``), a game in progress is never altered."""
+        if self.buzzer is not None and hasattr(self.buzzer, "set_volume"):
+            self.buzzer.set_volume(self.settings.get("volume", 2))
+        if self.arbiter is not None and "pin" in self.settings:
+            self.arbiter.set_pin(self.settings["pin"])
+
+    def problem(self, where, messages):
+        """Something the board fixed by itself at boot (settings reset to defaults, no
+        calibration): on both faces for a while, and kept for the PC (``errors``)."""
+        for msg in messages:
+            self.errors.append((where, msg))
+        word = "RESET" if where == "settings" else "NO CAL"
+        self.note(3, word, "SET" if where == "settings" else "", messages[0], self.now(), _FAULT)
+        self.note_until[1] = self.note_until[2] = ticks.add(self.now(), 2 * NOTICE_MS)
+
+    def choose(self, settings):
+        """The players chose a game in the menu: a new match with it; the board's settings
+        take it (and keep what the menu does not show: the PIN)."""
+        from firmware.match import Match
+
+        merged = dict(self.settings)
         merged.update(settings)
-        self.match = Match(merged, self.match.sensing, self.journal)
+        self.settings.clear()  # in place: the link holds the same dict
+        self.settings.update(merged)
+        old = self.match
+        self.match = Match(merged, old.sensing, self.journal)
+        self.match.referee.see(old.sensing.states, 0)
         if self.save is not None:
             self.save(merged)
+        self.settings_changed()
 
     def act(self, action, now):
         """Carry out an arbiter action (firmware/ui/arbiter.py) and journal it."""
@@ -217,7 +368,13 @@ class App:
         elif kind == arb.LATE:
             clock.arrive(action[1], now, factor=m.settings.get("late_factor", 1))
         else:
-            return  # entering, leaving, PIN refusals: nothing to carry out or keep
+            # Entering, leaving, PIN refusals: nothing to carry out or keep, but said.
+            if kind == arb.REFUSED or kind == arb.LOCKOUT:
+                self.note(3, "NO PIN" if kind == arb.REFUSED else "LOCKED", "", "", now, _FAULT)
+            elif kind == arb.ENTER:
+                self.beep(_DONE, now)
+            return
+        self.note(3, _ACTION_WORDS.get(kind, "DONE"), "", arb.ACTION_NAMES[kind], now, _DONE)
         if self.journal is not None:
             self.journal.edit(kind, m.game.ply + 1, now, action[1:])
             self.journal.clocks(m.game.ply + 1, m.clocks())
@@ -230,19 +387,77 @@ class App:
         self.last_tick = now
         self.match.tick(now)
 
+    # ---- what the board says ------------------------------------------------------------------
+
+    @micropython.native
+    def listen(self, now):
+        """Say the referee's new incidents (and the game's end) on the faces and the buzzer."""
+        log = self.match.referee.log
+        if log is not self.heard_log:  # a new game: a new log
+            self.heard_log = log
+            self.heard = 0
+            self.over_said = False
+            self.resigning = 0
+        if log.total != self.heard:
+            self._say(log, now)
+        if self.match.phase == 3 and not self.over_said:  # match.OVER
+            self.over_said = True
+            self._say_over(now)
+
+    def _say(self, log, now):
+        from firmware.ui import say
+
+        m = self.match
+        new = log.total - self.heard
+        self.heard = log.total
+        items = log.items[-new:] if new < len(log.items) else log.items
+        ref = m.referee
+        gomoku = not ref.go
+        for kind, _no, _at, points, detail in items:
+            if kind == 1 or kind == 17:  # a move, the count: the faces show them already
+                continue
+            word, small, more = say.incident(kind, points, detail, ref.n, gomoku)
+            whose = say.face_of(kind)
+            mover = m.game.to_move
+            side = 3 if whose == say.BOTH else mover if whose == say.MOVER else 3 - mover
+            if kind == 12 or kind == 2:  # RESTORED, PASS: a short word, the clock soon back
+                self.note(side, word, small, more, now, _CLICK, NOTICE_MS // 2)
+            else:
+                self.note(side, word, small, more, now, _FAULT if say.is_fault(kind) else _CLICK)
+
+    def _say_over(self, now):
+        # The result replaces whatever the faces were saying. A flag fall is the long tone
+        # (SPEC §3), any other end the confirming pattern.
+        self.notes[1] = self.notes[2] = None
+        self.resigning = 0
+        if self.buzzer is not None:
+            timeout = self.match.clock.flagged and self.match.result.endswith("+T")
+            self.buzzer.play(cues.pattern(cues.FLAG << 8) if timeout else _sound(_DONE), now)
+
+    def note(self, side, word, small, more, now, sound=_CLICK, ms=NOTICE_MS):
+        """Show ``word`` (and ``small``, ``more``) on ``side``'s face (3: both) for ``ms``,
+        with a ``sound`` (``beep``)."""
+        until = ticks.add(now, ms)
+        item = (word, small, more)
+        if side & 1:
+            self.notes[1] = item
+            self.note_until[1] = until
+        if side & 2:
+            self.notes[2] = item
+            self.note_until[2] = until
+        self.beep(sound, now)
+
+    def beep(self, sound, now):
+        """_CLICK a key click, _FAULT the refuse pattern, _DONE the confirming one."""
+        if self.buzzer is not None:
+            self.buzzer.play(_sound(sound), now)
+
     @micropython.native
     def _show(self, now):
         clock = self.match.clock
-        if self.faces is not None and (self.menu is not None or self.calibrating is not None):
-            line = (self.menu or self.calibrating).text()
-            self.faces[0].show_text(line)
-            self.faces[1].show_text(line)
-        elif self.faces is not None:
-            face = self.face
-            clock.face(1, now, face)  # two calls, not a loop: a for loop allocates its iterator
-            self.faces[0].show(face)
-            clock.face(2, now, face)
-            self.faces[1].show(face)
+        if self.faces is not None:
+            self._face(0, 1, now)  # two calls, not a loop: a for loop allocates
+            self._face(1, 2, now)
         if self.buzzer is not None:
             if clock.version != self.cue_version:
                 self.cue_version = clock.version
@@ -253,6 +468,55 @@ class App:
                 self.cue = clock.next_cue(self.cue_at)
                 self.cue_at = clock.cue_tick
             self.buzzer.step(now)
+
+    @micropython.native
+    def _face(self, k, side, now):
+        # One face, first what matters most: a notice (what the board just said), the menu,
+        # the calibration or the arbiter's mode, a question, where the game is (the dead
+        # stones, the count, the result), else its clock.
+        f = self.faces[k]
+        m = self.match
+        flags = 8 if m.clock.arbiter else 0  # F_ARBITER: the mark stays on in the mode
+        if self.notes[side] is not None:
+            if ticks.diff(self.note_until[side], now) > 0:
+                n = self.notes[side]
+                f.show_text(n[0], n[1], flags, n[2])
+                return
+            self.notes[side] = None
+        if self.menu is not None or self.calibrating is not None:
+            f.show_text((self.menu or self.calibrating).text())
+            return
+        if self.arbiter is not None and self.arbiter.state != 0:  # PIN, the list, a field
+            f.show_text(self.arbiter.text(now), "", 8)
+            return
+        if self.resigning == side:
+            if ticks.diff(now, self.resign_at) < RESIGN_MS:
+                f.show_text("RESIGN", "?", flags, "MODE: resign, PAUSE: no")
+                return
+            self.resigning = 0
+        if m.phase != 0:
+            self._phase_text(f, side, now, flags)
+            return
+        face = self.face
+        m.clock.face(side, now, face)
+        f.show(face)
+
+    def _phase_text(self, f, side, now, flags):
+        from firmware.ui import say
+
+        m = self.match
+        if m.phase == 1:  # DEAD: lift the dead stones, then MODE
+            dead = len(m.referee.dead_stones())
+            f.show_text("DEAD", str(dead), flags, "lift the dead, then MODE")
+        elif m.phase == 2:  # COUNTED: the count both ways, until both confirm
+            margin4 = m.counted[0]
+            points, stones = say.margin_text(margin4)
+            first = (ticks.diff(now, 0) // _ALTERNATE_MS) % 2 == 0
+            small = "OK" if m.confirmed & side else "OK?"
+            f.show_text(points if first else stones, small, flags, say.stones_words(margin4))
+        else:  # OVER: the result until the next game
+            r = m.result
+            f.show_text(say.result_word(r), say.result_small(r), flags, say.result_more(r))
 
     # ---- the board's loop -------------------------------------------------------------------
 
@@ -277,6 +541,7 @@ class App:
         self.presses(now)
         self.buttons_step(now)
         self._tick(now)
+        self.listen(now)
 
     async def _every(self, ms, job):
         import asyncio
@@ -322,3 +587,13 @@ class App:
                 self.journal.settle()  # every record is already durable: finish any packing
             except Exception as e2:
                 self.errors.append(("journal", repr(e2)))
+
+
+def _sound(k):
+    from firmware.ui import buzzer
+
+    return (buzzer.KEY, buzzer.REFUSE, buzzer.CONFIRM)[k]
+
+
+_ACTION_WORDS = {6: "PAUSED", 7: "RESUME", 8: "ADJUST", 9: "UNDO", 10: "WARN", 11: "RESULT"}
+_ACTION_WORDS.update({12: "TO PAS", 13: "SEALED", 14: "LATE"})

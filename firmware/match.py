@@ -11,6 +11,7 @@ from micropython import const
 
 from firmware.clock import control
 from firmware.clock.clock import LATE, OK, Clock
+from firmware.referee import incidents as inc
 from firmware.referee.referee import ACCEPTED, REFUSE, Referee
 from firmware.rules.go_board import BLACK, WHITE
 
@@ -19,8 +20,19 @@ MOVED = const(0)  # a move (or a pass) committed, the clock switched
 REFUSED = const(1)  # the referee refused it: ``match.referee.why`` / ``points`` say why
 IGNORED = const(2)  # the clock is not running for that side (paused, over, the other side)
 TIMEOUT = const(3)  # the side's time had run out before the press
+CONFIRMED = const(4)  # Go's count on the faces: the press confirmed it for that side
+
+# Where the game is in its life (``Match.phase``).
+PLAY = const(0)  # before the start (the clock says NOT_STARTED) and during play
+DEAD = const(1)  # Go: both passed; the players lift the dead stones (000 第九条)
+COUNTED = const(2)  # Go: the count is on the faces until both players confirm it
+OVER = const(3)  # a result: it stays on the faces until the next game
+PHASES = ("play", "dead stones", "counted", "over")
 
 GAMES = ("go19", "go13", "go9", "renju", "standard", "freestyle")  # or "go" with "size"
+# The settings of a game besides what the journal's header has fields for: kept in its
+# ``extra`` so that a game resumed after a power cut is played on by its own rules.
+_EXTRA = ("ko", "claims", "offers", "free_captures", "captures", "late_factor")
 
 # Why a game ended, as the journal keeps it (``journal.result``'s ``reason``).
 END_RESIGN = const(1)
@@ -62,7 +74,8 @@ class Match:
     anything with the ``firmware/store`` journal's methods, or None."""
 
     def __init__(self, settings, sensing, journal=None):
-        self.settings = settings
+        self.settings = dict(settings)  # the game's own: a later change of the board's is not
+        settings = self.settings
         self.game = new_game(settings)
         self.clock = Clock(
             control.PRESETS[settings.get("time", "cn-local")],
@@ -72,33 +85,60 @@ class Match:
         self.referee = Referee(
             self.game, captures=settings.get("captures", REFUSE), grid=sensing.n
         )
+        self.referee.ending = True  # not in play before the start: the last game's stones
         self.journal = journal
         self.result = ""  # how the game ended, once it has: "B+R", "W+T", "B+3.5" ...
+        self.phase = PLAY
+        self.counted = None  # Go's count on the faces: (margin in quarter stones, Count)
+        self.confirmed = 0  # the sides (bits 1, 2) that confirmed the count
         self.frames = 0
         self.journaled = 0  # referee incidents already in the journal
         self.warnings = [0, 0, 0]  # per side: each costs a stone at the count (004 第24条)
 
+    @classmethod
+    def resume(cls, resumed, sensing, journal):
+        """The unfinished game the journal kept (``Journal.resume()``), with the settings it
+        was started with (not the board's current ones), restored paused (``restore``)."""
+        m = cls(settings_of(resumed["header"]), sensing, journal)
+        m.restore(resumed)
+        return m
+
+    def komi2(self):
+        """The komi in half points: the one setting the count, the journal and the faces use
+        (a handicap game has none, 001)."""
+        s = self.settings
+        if "komi2" in s:
+            return s["komi2"]
+        if s.get("handicap", 0):
+            return 0
+        from firmware.rules.go_count import KOMI_1988
+
+        return KOMI_1988  # the 1988 rules', as firmware/settings.py's defaults
+
     # ---- the flow -----------------------------------------------------------------------------
 
     def start(self, now, board_id="", start_time=0):
-        """Black's clock starts (002 第八条4, the arbiter's signal); the journal begins."""
+        """Black's clock starts (002 第八条4, the arbiter's signal); the journal begins, its
+        header holding every setting the game is played by."""
         self.clock.start(now)
+        self.referee.ending = False
+        self.referee.new_turn()  # a stone put down and lifted before the start was no move
         if self.journal is not None:
             s = self.settings
-            kind = s.get("game", "go19")
             tc = self.clock.control
             self.journal.begin(
                 {
-                    "kind": 0 if kind.startswith("go") else GAMES.index(kind) - 2,  # records.GO...
+                    "kind": 0 if _is_go(s) else GAMES.index(s["game"]) - 2,  # records.GO...
                     "size": self.game.board.size,
-                    "komi2": s.get("komi2", 0),
+                    "komi2": self.komi2() if _is_go(s) else 0,
                     "handicap": s.get("handicap", 0),
                     "rules": s.get("rules", ""),
-                    "opening": s.get("opening", ""),
+                    "opening": s.get("opening", "") if not _is_go(s) else "",
                     "tc": s.get("time", ""),
                     "tc_figures": (tc.kind, tc.main_ms, tc.period_ms, tc.periods, tc.moves),
                     "board_id": board_id,
                     "start": start_time,
+                    "extra": _extra_json(s),
                 }
             )
 
@@ -117,6 +157,12 @@ class Match:
         black = sum(1 for m in resumed["moves"] if m[1] == BLACK)
         clocks = resumed["clocks"] or self.clocks()
         self.clock.restore(clocks, g.to_move, (black, len(resumed["moves"]) - black))
+        for e in resumed.get("edits", ()):  # (kind, move_no, time_ms, args)
+            if e[0] == 10 and e[3]:  # the arbiter's warnings (arbiter.WARNING) still count
+                self.warnings[e[3][0]] += 1
+        self.referee.ending = getattr(g, "passes", 0) >= 2
+        if self.referee.ending:  # cut while the dead stones were being lifted
+            self.phase = DEAD
 
     def frame(self, frame, now):
         """One scan of the grid; the number of points whose stable state changed (< 0: the
@@ -128,8 +174,12 @@ class Match:
         return changed
 
     def press(self, side, at):
-        """``side``'s paddle went down at tick ``at`` (stamped in the IRQ)."""
+        """``side``'s paddle went down at tick ``at`` (stamped in the IRQ). While Go's count
+        is on the faces, the press is that player's confirmation of it (CONFIRMED)."""
         clock = self.clock
+        if self.phase == COUNTED:
+            self.confirm(side, at)
+            return CONFIRMED
         if self.result or clock.running != side or clock.state != 1:
             return IGNORED
         if clock.tick(at) == LATE:
@@ -145,7 +195,7 @@ class Match:
             return TIMEOUT
         if self.journal is not None:
             self.journal.move(self.game.ply, side, self._point(), at, self.clocks())
-        self._after_move()
+        self._after_move(at)
         return MOVED
 
     def tick(self, now):
@@ -157,13 +207,21 @@ class Match:
 
     # ---- results ------------------------------------------------------------------------------
 
-    def _after_move(self):
+    def _after_move(self, now):
         g = self.game
         winner = getattr(g, "winner", 0)
         if winner:  # Gomoku: a five, a foul, a draw
             self._end(g.result_text(), winner if winner < 3 else 0, END_RULES)
         elif getattr(g, "passes", 0) >= 2:  # Go: both passed; the count waits for the dead
             self.clock.pause(self.clock.seg)
+            self.phase = DEAD
+            self.referee.ending = True  # lifting the dead stones is not a disturbed board
+            self._snapshot()
+        elif getattr(g, "claimable", None) is not None and g.claimable[0] == g.ply:
+            # Renju claim mode: the board signals the foul; White's claim decides (002 第十条1)
+            p = g.claimable[1]
+            n = g.board.size
+            self._log(inc.FOUL, ((p >> 5) * n + (p & 31),), g.claimable[2], now)
 
     def _time_up(self):
         side = self.clock.flagged
@@ -171,16 +229,76 @@ class Match:
             self._end("W+T" if side == BLACK else "B+T", 3 - side, END_TIME)
 
     def count(self, now):
-        """Go's end: the stones the players lifted are dead; the area count decides."""
-        from firmware.rules.go_count import KOMI_NATIONAL, result_sgf
-
+        """Go's end, once both passed (phase DEAD): the stones the players lifted are dead;
+        the area count goes on the faces (phase COUNTED) until both confirm it (``confirm``)
+        or one disputes it (``dispute``). The Count, or None when it is not the time."""
+        if self.phase != DEAD:
+            return None
         c = self.referee.count()
-        margin4 = c.margin4(
-            self.settings.get("komi2", KOMI_NATIONAL), self.warnings[BLACK], self.warnings[WHITE]
-        )
-        winner = BLACK if margin4 > 0 else WHITE if margin4 < 0 else 0
-        self._end(result_sgf(margin4), winner, END_COUNT, margin4)  # quarter stones = half points
+        margin4 = c.margin4(self.komi2(), self.warnings[BLACK], self.warnings[WHITE])
+        self.counted = (margin4, c)
+        self.confirmed = 0
+        self.phase = COUNTED
+        self._journal_incidents()
         return c
+
+    def confirm(self, side, now):
+        """``side`` agrees with the count on the faces; when both have, the game ends with it
+        (000 第九条). True when that made the result."""
+        if self.phase != COUNTED:
+            return False
+        self.confirmed |= side
+        if self.confirmed != BLACK | WHITE:
+            return False
+        from firmware.rules.go_count import result_sgf
+
+        margin4 = self.counted[0]
+        winner = BLACK if margin4 > 0 else WHITE if margin4 < 0 else 0
+        self._end(result_sgf(margin4), winner, END_COUNT, margin4)  # quarter stones = half pts
+        return True
+
+    def dispute(self, now):
+        """The players disagree about the dead stones: the game goes on (以实战解决, SPEC §1).
+        The lifted stones go back (the referee refuses presses until they are), the player
+        to move plays, and two more passes end it again. True if there was a count to dispute."""
+        if self.phase != DEAD and self.phase != COUNTED:
+            return False
+        self.phase = PLAY
+        self.counted = None
+        self.confirmed = 0
+        self.game.passes = 0
+        self.referee.ending = False
+        self._log(inc.DISPUTE, (), 0, now)
+        self.referee.see(self.sensing.states, now)  # the lifted stones are missing now
+        self.clock.resume(now)
+        self._snapshot()
+        return True
+
+    def claim(self, now):
+        """Gomoku in claim mode: the claim key. The player who can claim does (a five not yet
+        claimed, or White for Black's forbidden move, 002 第十条1); with nothing to claim the
+        player to move made a false claim, which is recorded. True if it decided the game."""
+        g = self.game
+        if self.result or _is_go(self.settings) or self.clock.state == 0:
+            return False
+        last = 3 - g.to_move
+        c = last if g.fives[last] else WHITE if g.claimable or g.overlines else g.to_move
+        g.claim(c)
+        if g.winner:
+            self._log(inc.CLAIM, (), c, now)
+            self._end(g.result_text(), g.winner if g.winner < 3 else 0, END_RULES)
+            return True
+        self._log(inc.FALSE_CLAIM, (), c, now)
+        return False
+
+    def swap(self, now):
+        """Renju's designated opening: White takes Black after move 3 (三手可交换). The
+        paddles and faces keep their colours: the players change seats. True if done."""
+        g = self.game
+        if self.result or _is_go(self.settings) or g.swap():
+            return False
+        self._log(inc.SWAP, (), 0, now)
+        return True
 
     def warn(self, side):
         """The arbiter warns ``side`` (004 第24条: a stone at the count; a second loses)."""
@@ -190,15 +308,29 @@ class Match:
 
     def resign(self, side, now):
         """``side`` resigns."""
-        self._end("W+R" if side == BLACK else "B+R", 3 - side, END_RESIGN)
+        if not self.result:
+            self._end("W+R" if side == BLACK else "B+R", 3 - side, END_RESIGN)
 
     def _end(self, result, winner, reason, margin2=0):
         self.result = result
+        self.phase = OVER
+        self.referee.ending = True
         if self.clock.state != 4:
             self.clock.finish(self.clock.seg)
         if self.journal is not None:
             self._journal_incidents()
             self.journal.result(winner, reason, margin2, self.game.ply)
+
+    def _log(self, kind, points, detail, now):
+        # An incident of the match itself (not the referee's look at the board) into the
+        # same log, so the faces, the link and the journal see it like any other.
+        self.referee.log.add(kind, self.game.ply + 1, now, points, detail)
+        self._journal_incidents()
+
+    def _snapshot(self):
+        # The clocks as they stand (a pause, a resume): what a power cut gives back.
+        if self.journal is not None:
+            self.journal.clocks(self.game.ply + 1, self.clocks())
 
     def _journal_incidents(self):
         # The referee's new incidents since the last look go to the journal.
@@ -227,3 +359,44 @@ class Match:
             if m[1] is not None:
                 point = (m[2] << 5) | m[1]
         return point
+
+
+def _is_go(settings):
+    return settings.get("game", "go19").startswith("go")
+
+
+def _extra_json(settings):
+    # The game's settings the header has no field for, as compact JSON (the header is one
+    # record of at most 255 bytes: keys and values are short by firmware/settings.py).
+    import json
+
+    keep = {}
+    for k in _EXTRA:
+        if k in settings:
+            keep[k] = settings[k]
+    return json.dumps(keep, separators=(",", ":"))
+
+
+def settings_of(header):
+    """The settings a journaled game was started with, from its header (``Match.start``)."""
+    import json
+
+    kinds = ("go", "renju", "standard", "freestyle")
+    k = header.get("kind", 0)
+    s = {"game": kinds[k] if 0 <= k < len(kinds) else "go", "size": header.get("size", 19)}
+    for key in ("komi2", "handicap"):
+        s[key] = header.get(key, 0)
+    for key in ("rules", "opening"):
+        if header.get(key):
+            s[key] = header[key]
+    if header.get("tc"):
+        s["time"] = header["tc"]
+    try:
+        extra = json.loads(header.get("extra") or "{}")
+    except ValueError:
+        extra = {}
+    if isinstance(extra, dict):
+        for key in _EXTRA:
+            if key in extra:
+                s[key] = extra[key]
+    return s

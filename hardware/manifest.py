@@ -23,6 +23,7 @@ package(  # noqa: F821
     files=[
         "__init__.py",
         "app.py",
+        "board.py",
         "clock/__init__.py",
         "clock/clock.py",
         "clock/control.py",
@@ -53,6 +54,7 @@ package(  # noqa: F821
         "sensing/calibration.py",
         "sensing/grid.py",
         "sensing/selftest.py",
+        "settings.py",
         "store/__init__.py",
         "store/blockdev.py",
         "store/journal.py",
@@ -64,6 +66,7 @@ package(  # noqa: F821
         "ui/calibrate.py",
         "ui/face.py",
         "ui/menus.py",
+        "ui/say.py",
     ],
     base_path="..",  # relative to this file: the repository's root
 )

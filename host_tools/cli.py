@@ -40,6 +40,26 @@ def gtp() -> None:
     run_engine()
 
 
+@app.command()
+def sim(
+    flash: str = typer.Option(
+        None, "--flash", help="The board's flash folder (default: one in your user data folder)."
+    ),
+    seed: int = typer.Option(1, "--seed", help="The simulated Hall grid's seed."),
+    headless: bool = typer.Option(
+        False, "--headless", help="No view: commands on stdin, the board's lines on stdout."
+    ),
+) -> None:
+    """Run the virtual board: the whole board on this PC (firmware on MicroPython, a
+    simulated grid, its flash in a folder) with its link on a pseudo-terminal, so every
+    tengen command reaches it (--port, as printed). With a terminal: a view played by keys."""
+    from host_tools import sim as S
+
+    code = S.run(flash, seed, False if headless else None)
+    if code:
+        raise typer.Exit(code)
+
+
 # ---- the link: boards, sync, export, verify -------------------------------------------------
 # Exit codes: 0 done, 1 something failed (a game, a check, the link), 2 usage / no board.
 
@@ -94,7 +114,8 @@ PORT = typer.Option(None, "--port", "-p", help="Serial port (default: find the b
 
 @app.command()
 def boards(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """List the Tengen boards on USB (2E8A:0005, confirmed by their hello)."""
+    """List the Tengen boards on USB (2E8A:0005) and the virtual ones (tengen sim), each
+    confirmed by its hello."""
     import json
 
     from rich.table import Table

@@ -40,7 +40,9 @@ EXCLUDE = frozenset(
     {
         "firmware/_mpshim.py",
         "firmware/simulator.py",
+        "firmware/virtual.py",
         "firmware/hal/sim.py",
+        "firmware/hal/virtual.py",
         "firmware/link/stdio.py",
         "firmware/gtp.py",
         "firmware/gtp_gomoku.py",

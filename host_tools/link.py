@@ -10,8 +10,10 @@ it out twice. Event lines (``{"event":...}``, from ``watch``) are set aside in `
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections import deque
+from pathlib import Path
 
 import serial
 from serial.tools import list_ports
@@ -162,11 +164,85 @@ def _parse(line: bytes) -> dict | None:
     return obj if isinstance(obj, dict) else None
 
 
+# ---- virtual boards (``tengen sim``): their ptys, in a per-user runtime folder --------------
+
+RUNTIME_ENV = "TENGEN_RUNTIME_DIR"  # overrides the folder (the tests use it)
+
+
+def runtime_dir() -> Path:
+    """Where running virtual boards leave their pty's path: the user's runtime folder."""
+    folder = os.environ.get(RUNTIME_ENV)
+    if not folder:
+        import warnings
+
+        from platformdirs import user_runtime_dir
+
+        with warnings.catch_warnings():  # no XDG_RUNTIME_DIR: the fallback is fine here
+            warnings.simplefilter("ignore")
+            folder = user_runtime_dir("tengen", appauthor=False)
+    return Path(folder)
+
+
+def register_virtual(port: str, flash: str, board_pid: int | None = None) -> Path:
+    """Note that a virtual board serves its link on ``port`` while this process lives (its
+    flash folder, the board's own process); the file to remove when it stops
+    (``unregister_virtual``)."""
+    folder = runtime_dir()
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = folder / ("virtual-%d.json" % os.getpid())
+    tmp = path.with_name(path.name + ".tmp")
+    note = {"port": port, "pid": os.getpid(), "board_pid": board_pid, "flash": flash}
+    tmp.write_text(json.dumps(note))
+    os.replace(tmp, path)
+    return path
+
+
+def unregister_virtual(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def virtual_ports() -> list[str]:
+    """The ptys of the virtual boards running for this user (files left by a process that
+    is gone are removed)."""
+    ports = []
+    try:
+        files = sorted(runtime_dir().glob("virtual-*.json"))
+    except OSError:
+        return ports
+    for f in files:
+        try:
+            note = json.loads(f.read_text())
+            pid = int(note["pid"])
+            port = str(note["port"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if not _alive(pid):
+            unregister_virtual(f)
+            continue
+        ports.append(port)
+    return ports
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive
+    return True
+
+
 def find_boards(ports=None, timeout: float = 0.5) -> list[dict]:
     """Tengen boards: ``[{"port": path, **hello}]``. ``ports`` the device paths to try (default:
-    every USB serial port with id 2E8A:0005); each is confirmed by its ``hello``."""
+    every USB serial port with id 2E8A:0005, then the virtual boards' ptys, ``tengen sim``);
+    each is confirmed by its ``hello``."""
     if ports is None:
         ports = [p.device for p in list_ports.comports() if p.vid == USB_VID and p.pid == USB_PID]
+        ports += [p for p in virtual_ports() if p not in ports]
     found = []
     for path in ports:
         try:

@@ -1,19 +1,36 @@
-"""``make sim``'s terminal view: the firmware app on the MicroPython unix port, played by keys.
+"""``make sim`` / ``tengen sim``: the virtual board, with its PC link on a pseudo-terminal.
 
-The board runs as it would on the RP2040 — ``micropython -m firmware.simulator``, the real app
-on a simulated Hall grid — in a child process; this view (textual) sends it the simulator's
-commands and draws what it answers: the board as the rules hold it, both clock faces, and the
-referee's and the buzzer's messages.
+The board runs as the device does — ``micropython -m firmware.virtual FLASH --link-fd N``:
+``firmware/board.py``'s wiring on the virtual hardware (``firmware/hal/virtual.py``), a
+journal and the settings, calibration and secret files in a folder that plays its flash —
+in a child process on the MicroPython unix port. Its link is served on a pty whose path is
+printed first (``link: /dev/pts/N``) and noted in the user's runtime folder while it runs,
+so ``tengen boards`` finds it and every ``tengen`` command reaches it (``--port``) as a
+board on USB.
 
-Keys: arrows move the cursor; ``b``/``w`` put a black/white stone there; ``x`` lifts it;
-``r`` slides it one point right; ``1``/``2`` press Black's/White's paddle; ``s`` starts the
-clock; ``t`` lets 10 s pass; the board's own keys: ``p`` pause, ``m`` mode (``M`` held long:
-the menu before a game), ``+``/``-``, ``a`` the arbiter's chord; ``q`` quits.
+Start reading at ``Board`` (the child process, its pty and its lines), then ``headless``
+and ``SimView``. With a terminal, ``SimView`` (textual) shows both faces as their glass
+shows them, the buzzer's sounds by name, the stones on the board and a cursor, and is
+played by keys: arrows move the cursor; ``b``/``w`` put a black/white stone there; ``x``
+lifts it; ``r`` slides it one point right; ``1``/``2`` press Black's/White's paddle; the
+board's keys: ``p`` PAUSE (it starts the game), ``m`` MODE (``M`` held long: the menu),
+``+``/``-``, ``a`` the arbiter's chord (PAUSE+MODE); ``t`` lets 10 s pass; ``q`` quits.
+Without a terminal (``headless``) each line of stdin is a command to the board
+(``firmware/virtual.py`` lists them) and each line the board says is printed; the end of
+stdin ends it. Closing the terminal (SIGHUP) or SIGTERM ends the view and stops the board;
+the board also stops by itself when its stdin closes (this process gone).
 """
 
+from __future__ import annotations
+
 import os
+import queue
+import signal
 import subprocess
 import sys
+import threading
+import tty
+from pathlib import Path
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -21,60 +38,197 @@ from textual.widgets import Footer, Static
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
+N = 19
 
 
-def micropython():
-    """The unix port in this checkout's venv, else ``micropython`` on the PATH."""
-    local = os.path.join(REPO, ".venv", "bin", "micropython")
-    return local if os.path.exists(local) else "micropython"
+def micropython() -> str:
+    """The unix port in this checkout's venv (or beside this Python), else ``micropython`` on
+    the PATH."""
+    for local in (
+        os.path.join(REPO, ".venv", "bin", "micropython"),
+        os.path.join(os.path.dirname(sys.executable), "micropython"),
+    ):
+        if os.path.exists(local):
+            return local
+    return "micropython"
+
+
+def default_flash() -> Path:
+    """The virtual board's flash when none is chosen: a folder in the user's data folder."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("tengen", appauthor=False)) / "virtual-board"
+
+
+class BoardError(Exception):
+    """The virtual board could not start (its folder in use, no MicroPython)."""
 
 
 class Board:
-    """The simulator child process: ``ask(command)`` → (board rows, status, messages)."""
+    """The virtual board in a child process: ``link`` its pty's path (for pyserial and
+    ``tengen --port``), ``send(command)``, and its output lines on ``lines`` (a queue; None
+    when it ended). With ``quiet`` what it writes on stderr comes as lines too (``! ...``),
+    for a view that owns the terminal. ``close()`` stops it."""
 
-    def __init__(self, command=None):
-        self.proc = subprocess.Popen(
-            command or [micropython(), "-m", "firmware.simulator"],
-            cwd=REPO,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-        )
-        self.banner = self.proc.stdout.readline().strip()
+    def __init__(self, flash: str | os.PathLike | None = None, seed: int = 1, quiet=False):
+        self.flash = Path(flash) if flash is not None else default_flash()
+        self.flash.mkdir(parents=True, exist_ok=True)
+        self._lock = _lock(self.flash)  # one board per flash: two would write one journal
+        master, self.slave = os.openpty()
+        tty.setraw(self.slave)  # no echo (the board would read its replies) before pyserial
+        self.link = os.ttyname(self.slave)
+        # Never block the board on a PC that does not read: a full line is dropped, as USB
+        # CDC drops what no one reads (O_NONBLOCK is the open file's: the child shares it).
+        os.set_blocking(master, False)
+        try:
+            self.proc = subprocess.Popen(
+                [
+                    micropython(),
+                    "-m",
+                    "firmware.virtual",
+                    str(self.flash),
+                    "--link-fd",
+                    str(master),
+                    "--seed",
+                    str(seed),
+                ],
+                cwd=REPO,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE if quiet else None,
+                pass_fds=(master,),
+                start_new_session=True,  # the terminal's Ctrl-C and hang-up are ours to handle
+                text=True,
+                bufsize=1,
+            )
+        except OSError as e:
+            os.close(self.slave)
+            os.close(self._lock)
+            raise BoardError("cannot start MicroPython: %s (make venv?)" % e) from None
+        finally:
+            os.close(master)  # the child holds it; the slave stays open here, so the master
+            # never sees a hang-up between two PC programs
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.note: Path | None = None  # the runtime note: made when the board is ready
+        self._closing = threading.Lock()
+        threading.Thread(target=self._read, daemon=True).start()
+        if quiet:
+            threading.Thread(target=self._read_errors, daemon=True).start()
 
-    def ask(self, command):
-        """Send a command and then ``show``; the board rows, the status line, the messages."""
-        self.proc.stdin.write(command + "\nshow\n")
-        self.proc.stdin.flush()
-        rows = []
-        messages = []
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise EOFError("the simulator stopped")
+    def _read(self):
+        for line in self.proc.stdout:
             line = line.rstrip("\n")
-            if line.startswith("black "):
-                return rows, line, messages
-            if len(line) > 3 and line[:2].strip().isdigit() and line[2] == " ":
-                rows.append(line)
-            elif line.strip() and not line.startswith("   A B"):
-                messages.append(line.strip())
+            if line.startswith("ready ") and self.note is None:
+                self._register()  # before anyone sees "ready": tengen boards lists it then
+            self.lines.put(line)
+        self.lines.put(None)
 
-    def close(self):
+    def _register(self):
+        from host_tools import link as L
+
+        with self._closing:
+            if self.slave < 0:
+                return  # closed meanwhile
+            try:
+                self.note = L.register_virtual(self.link, str(self.flash), self.proc.pid)
+            except OSError:
+                pass  # no runtime folder: tengen boards will not list it, --port still works
+
+    def _read_errors(self):
+        for line in self.proc.stderr:
+            self.lines.put("! " + line.rstrip("\n"))
+
+    def send(self, command: str) -> bool:
+        """Send one command line; False if the board is gone."""
+        try:
+            self.proc.stdin.write(command + "\n")
+            self.proc.stdin.flush()
+            return True
+        except (OSError, ValueError):
+            return False
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self, timeout: float = 5.0) -> int | None:
+        """Stop the board (the end of its stdin; killed if it does not go); its exit code."""
+        from host_tools import link as L
+
         if self.proc.poll() is None:
             try:
-                self.proc.stdin.write("quit\n")
-                self.proc.stdin.flush()
-                self.proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
                 self.proc.kill()
+                self.proc.wait()
+        with self._closing:
+            if self.note is not None:
+                L.unregister_virtual(self.note)
+                self.note = None
+            for fd in (self.slave, self._lock):
+                if fd >= 0:
+                    os.close(fd)
+            self.slave = self._lock = -1
+        return self.proc.returncode
+
+
+def _lock(folder: Path) -> int:
+    # An exclusive lock on the folder itself (not a file in it: the folder is the flash).
+    import fcntl
+
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise BoardError("%s is in use by another virtual board" % folder) from None
+    return fd
+
+
+# ---- without a terminal ------------------------------------------------------------------------
+
+
+def headless(board: Board, inp=None, out=None) -> int:
+    """Each line of ``inp`` (stdin) a command, each line of the board printed to ``out``
+    (stdout), until the board ends (the end of ``inp`` ends it)."""
+    inp = inp or sys.stdin
+    out = out or sys.stdout
+
+    def pump():
+        for line in inp:
+            if not board.send(line.rstrip("\n")):
+                return
+        try:
+            board.proc.stdin.close()  # the end of stdin: the board stops
+        except OSError:
+            pass
+
+    threading.Thread(target=pump, daemon=True).start()
+    while True:
+        line = board.lines.get()
+        if line is None:
+            break
+        out.write(line + "\n")
+        out.flush()
+    board.proc.wait()
+    return 0
+
+
+# ---- the terminal view -------------------------------------------------------------------------
 
 
 class SimView(App):
-    """The terminal view of the simulated board."""
+    """The virtual board in a terminal: faces, sounds, the stones, a cursor."""
 
-    CSS = "#board { padding: 1 2; } #status { padding: 0 2; } #log { padding: 0 2; color: $warning; }"
+    TITLE = "Tengen virtual board"
+
+    CSS = (
+        "#faces { padding: 1 2 0 2; } #board { padding: 1 2; } "
+        "#log { padding: 0 2; color: $warning; } #status { padding: 0 2; color: $accent; }"
+    )
     BINDINGS = [
         Binding("up", "move(0, 1)", "up", show=False),
         Binding("down", "move(0, -1)", "down", show=False),
@@ -83,91 +237,228 @@ class SimView(App):
         Binding("b", "put('b')", "black stone"),
         Binding("w", "put('w')", "white stone"),
         Binding("x", "lift", "lift"),
-        Binding("1", "press('b')", "Black's paddle"),
-        Binding("2", "press('w')", "White's paddle"),
-        Binding("s", "send('start')", "start clock"),
         Binding("r", "slide", "slide right"),
-        Binding("p", "send('key pause')", "pause key"),
-        Binding("m", "send('key mode')", "mode key"),
+        Binding("1", "send('press b')", "Black's paddle"),
+        Binding("2", "send('press w')", "White's paddle"),
+        Binding("p", "send('key pause')", "PAUSE"),
+        Binding("m", "send('key mode')", "MODE"),
         Binding("M", "send('key mode long')", "menu"),
-        Binding("plus,equals_sign", "send('key plus')", "+", show=False),
-        Binding("minus", "send('key minus')", "-", show=False),
+        Binding("plus,equals_sign", "send('key plus')", "+"),
+        Binding("minus", "send('key minus')", "-"),
         Binding("a", "send('key pause+mode')", "arbiter"),
-        Binding("t", "send('wait 10000')", "10 s pass"),
+        Binding("t", "send('skip 10000')", "10 s pass"),
         Binding("q", "quit", "quit"),
     ]
 
-    def __init__(self, board=None):
+    def __init__(self, board: Board):
         super().__init__()
         self.board = board
         self.cursor = [15, 15]  # Q16
-        self.rows = []
-        self.status = ""
-        self.messages = []
+        self.faces = {"B": "", "W": ""}
+        self.stones = "." * (N * N)  # the board line: row 19 first
+        self.game = ("go", N)
+        self.sounds: list[str] = []
+        self.messages: list[str] = []
+        self.said: list[str] = []  # every line the board said (for the curious, the tests)
+        self.gone = False
 
     def compose(self) -> ComposeResult:
+        yield Static(id="faces")
         yield Static(id="board")
-        yield Static(id="status")
         yield Static(id="log")
+        yield Static(id="status")
         yield Footer()
 
     def on_mount(self):
-        if self.board is None:
-            self.board = Board()
-        self.action_send("wait 0")
+        import asyncio
 
-    def on_unmount(self):
-        if self.board is not None:
-            self.board.close()
+        loop = asyncio.get_running_loop()
+        for sig, act in ((signal.SIGHUP, self.hang_up), (signal.SIGTERM, self.exit)):
+            try:
+                loop.add_signal_handler(sig, act)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+        self.set_interval(0.05, self._drain)
+        self.set_interval(1.0, self._check_terminal)
+        self.draw()
 
-    def vertex(self):
-        x, y = self.cursor
+    def _drain(self):
+        # What the board said since the last look (its reader thread queues the lines).
+        said = False
+        while not self.gone:
+            try:
+                line = self.board.lines.get_nowait()
+            except queue.Empty:
+                break
+            self.said_line(line, draw=False)
+            said = True
+        if said:
+            self.draw()
+
+    def _check_terminal(self):
+        # The terminal gone without a SIGHUP: textual's input thread would spin on its end.
+        fd = sys.__stdin__.fileno() if sys.__stdin__ else -1
+        if not self.is_headless and fd >= 0 and not os.isatty(fd):
+            self.hang_up()
+
+    def hang_up(self):
+        """The terminal is gone: stop the board and leave at once. Nothing is left to draw
+        on, and textual's orderly shutdown would wait for ever on writes to the dead
+        terminal."""
+        self.board.close()
+        os._exit(128 + signal.SIGHUP)
+
+    def said_line(self, line: str | None, draw: bool = True) -> None:
+        """One line from the board (None: it ended)."""
+        if line is None:
+            self.gone = True
+            self.messages = (self.messages + ["the board stopped"])[-6:]
+            if draw:
+                self.draw()
+            return
+        self.said.append(line)
+        word, _, rest = line.partition(" ")
+        if word == "face":
+            side, _, text = rest.partition(" ")
+            self.faces[side] = text
+        elif word == "board":
+            self.stones = rest
+        elif word == "game":
+            kind, _, size = rest.partition(" ")
+            self.game = (kind, int(size) if size.isdigit() else N)
+        elif word == "buzz":
+            self.sounds = (self.sounds + [rest])[-8:]
+        elif word in ("?", "!", "bye"):
+            self.messages = (self.messages + [line])[-6:]
+        if draw:
+            self.draw()
+
+    # ---- the keys --------------------------------------------------------------------
+
+    def vertex(self, x=None, y=None) -> str:
+        x = self.cursor[0] if x is None else x
+        y = self.cursor[1] if y is None else y
         return "%s%d" % (COLUMNS[x], y + 1)
 
-    def action_move(self, dx, dy):
-        self.cursor[0] = min(18, max(0, self.cursor[0] + dx))
-        self.cursor[1] = min(18, max(0, self.cursor[1] + dy))
-        self.draw(self.status)
+    def action_move(self, dx: int, dy: int) -> None:
+        self.cursor[0] = min(N - 1, max(0, self.cursor[0] + dx))
+        self.cursor[1] = min(N - 1, max(0, self.cursor[1] + dy))
+        self.draw()
 
-    def action_put(self, colour):
+    def action_put(self, colour: str) -> None:
         self.action_send("put %s %s" % (self.vertex(), colour))
 
-    def action_slide(self):
-        x, y = self.cursor
-        if x < 18:
-            self.action_send("slide %s %s%d" % (self.vertex(), COLUMNS[x + 1], y + 1))
-            self.cursor[0] = x + 1
-            self.draw(self.status)
-
-    def action_lift(self):
+    def action_lift(self) -> None:
         self.action_send("lift %s" % self.vertex())
 
-    def action_press(self, colour):
-        self.action_send("press %s" % colour)
-
-    def action_send(self, command):
-        self.rows, self.status, messages = self.board.ask(command)
-        self.messages = (self.messages + messages)[-6:]
-        self.draw(self.status)
-
-    def draw(self, status):
+    def action_slide(self) -> None:
         x, y = self.cursor
+        if x < N - 1:
+            self.action_send("slide %s %s" % (self.vertex(), self.vertex(x + 1, y)))
+            self.cursor[0] = x + 1
+            self.draw()
+
+    def action_send(self, command: str) -> None:
+        if not self.board.send(command):
+            self.messages = (self.messages + ["the board stopped"])[-6:]
+            self.draw()
+
+    # ---- drawing ---------------------------------------------------------------------
+
+    def stone_at(self, x: int, y: int) -> str:
+        return self.stones[(N - 1 - y) * N + x] if len(self.stones) == N * N else "."
+
+    def board_text(self) -> str:
+        size = self.game[1]
+        lo = (N - size) // 2
+        hi = lo + size
         lines = []
-        for row in self.rows:
-            ry = int(row[:2]) - 1
-            cells = row[3:].split(" ")
-            if ry == y and x < len(cells):
-                cells[x] = "[reverse]%s[/reverse]" % cells[x]
-            lines.append(row[:3] + " ".join(cells))
+        for y in range(N - 1, -1, -1):
+            cells = []
+            for x in range(N):
+                c = self.stone_at(x, y)
+                if c == ".":
+                    c = "·" if lo <= x < hi and lo <= y < hi else " "
+                else:
+                    c = "●" if c == "X" else "○"
+                if [x, y] == self.cursor:
+                    c = "[reverse]%s[/reverse]" % c
+                cells.append(c)
+            lines.append("%2d %s" % (y + 1, " ".join(cells)))
         lines.append("   " + " ".join(COLUMNS))
-        self.query_one("#board", Static).update("\n".join(lines))
-        self.query_one("#status", Static).update("%s   cursor %s" % (status, self.vertex()))
-        self.query_one("#log", Static).update("\n".join(self.messages))
+        return "\n".join(lines)
+
+    def draw(self) -> None:
+        from rich.markup import escape
+
+        faces = "Black  [bold]%s[/bold]\nWhite  [bold]%s[/bold]\nbuzzer %s" % (
+            escape(self.faces.get("B", "")),
+            escape(self.faces.get("W", "")),
+            escape(" ".join(self.sounds[-6:]) or "-"),
+        )
+        self.query_one("#faces", Static).update(faces)
+        self.query_one("#board", Static).update(self.board_text())
+        self.query_one("#log", Static).update(escape("\n".join(self.messages)))
+        self.query_one("#status", Static).update(escape(self.status_text()))
+
+    def status_text(self) -> str:
+        return "link %s   flash %s   game %s %d   cursor %s%s" % (
+            self.board.link,
+            self.board.flash,
+            self.game[0],
+            self.game[1],
+            self.vertex(),
+            "   (stopped)" if self.gone else "",
+        )
 
 
-def main():
-    """Run the terminal view."""
-    SimView().run()
+# ---- the entry point ---------------------------------------------------------------------------
+
+
+def run(flash: str | None = None, seed: int = 1, view: bool | None = None) -> int:
+    """Start the virtual board (``flash`` its folder) and play it: the terminal view if
+    ``view`` (default: when stdin and stdout are terminals), else headless."""
+    if view is None:
+        view = sys.stdin.isatty() and sys.stdout.isatty()
+    try:
+        board = Board(flash, seed, quiet=view)
+    except BoardError as e:
+        print("tengen sim: %s" % e, file=sys.stderr)
+        return 2
+    print("link: %s" % board.link, flush=True)
+    print("flash: %s" % board.flash, flush=True)
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGHUP, signal.SIGTERM)}
+    try:
+        if view:
+            SimView(board).run()
+            return 0
+        return headless(board)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        board.close()
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(
+        prog="python -m host_tools.sim", description=__doc__.split("\n")[0]
+    )
+    ap.add_argument("--flash", help="the board's flash folder (default: %s)" % default_flash())
+    ap.add_argument("--seed", type=int, default=1, help="the simulated grid's seed")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--headless", action="store_true", help="commands on stdin, lines out")
+    mode.add_argument("--view", action="store_true", help="the terminal view")
+    a = ap.parse_args(argv)
+    view = True if a.view else False if a.headless else None
+    return run(a.flash, a.seed, view)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The board's wiring (firmware/device.py): the parts that need no hardware, both runtimes."""
 
 from firmware.app import Paddles
-from firmware.device import DEFAULTS, key_reader, load_settings, paddle_handler
+from firmware.hal.rp2040 import key_reader, paddle_handler
 from tests.support import locked
 
 
@@ -28,10 +28,3 @@ def test_keys_are_active_low():
     a.v = 0
     assert levels() == 5
     assert locked(levels) is None
-
-
-def test_settings_over_the_defaults_and_a_damaged_file():
-    assert load_settings(lambda path: None) == DEFAULTS
-    got = load_settings(lambda path: b'{"game": "renju", "volume": 0}')
-    assert got["game"] == "renju" and got["volume"] == 0 and got["time"] == DEFAULTS["time"]
-    assert load_settings(lambda path: b"{not json") == DEFAULTS

@@ -60,6 +60,7 @@ class Board:
             out=self.out.append,
             now=lambda: self.t,
             board="TG-TEST",
+            settings=self.settings,  # the board's settings, as firmware/board.py wires it
             save=self._save,
         )
         self.next_id = 1
@@ -318,6 +319,50 @@ def test_settings_get_set_and_the_pin():
     assert b.settings["pin"] == "1234" and b.saved[-1]["pin"] == "1234"
     _err(b.ask("pair", pin=PIN), "bad_pin")
     assert b.ask("pair", pin="1234")["ok"]
+
+
+def test_settings_refuse_a_bad_value_whole_and_keep_what_was_saved():
+    b = Board(games=0)
+    assert b.ask("settings", set={"volume": 1})["ok"]
+    before = dict(b.settings)
+    saved = len(b.saved)
+    file = open(b.root + "/settings.json").read()
+    for changes, name in (
+        ({"time": "45min"}, "time"),
+        ({"game": "chess"}, "game"),
+        ({"colour": "red"}, "colour"),
+        ({"volume": 3, "time": "45min"}, "time"),  # all or nothing: volume stays 1
+        ({"volume": 4}, "volume"),
+        ({"handicap": True}, "handicap"),
+        ({"game": "renju", "size": 19}, "size"),
+        ({"black": "x" * 33}, "black"),
+    ):
+        r = b.ask("settings", set=changes)
+        _err(r, "bad_value")
+        assert r["message"].startswith(name + ": "), r
+        assert b.settings == before and len(b.saved) == saved
+        assert open(b.root + "/settings.json").read() == file
+    r = b.ask("settings", set={"time": "45min"})
+    assert "cn-national" in r["message"]  # the message lists the presets
+    # a bad value next to a PIN change: the PIN is not changed either
+    _err(b.ask("settings", set={"pin": "1234", "volume": 9}, pin=PIN), "bad_value")
+    assert b.settings["pin"] == PIN
+    assert b.ask("pair", pin=PIN)["ok"]
+
+
+def test_settings_normalise_the_game_and_its_size():
+    b = Board(games=0)
+    held = b.settings
+    r = b.ask("settings", set={"game": "go13"})
+    assert r["settings"]["game"] == "go" and r["settings"]["size"] == 13, r
+    assert b.settings is held and held["game"] == "go" and held["size"] == 13  # in place
+    assert b.saved[-1]["size"] == 13 and "pin" not in r["settings"]
+    r = b.ask("settings", set={"game": "renju"})
+    assert (r["settings"]["game"], r["settings"]["size"]) == ("renju", 15)
+    _err(b.ask("settings", set={"size": 13}), "bad_value")
+    r = b.ask("settings", set={"game": "go"})
+    assert (r["settings"]["game"], r["settings"]["size"]) == ("go", 19)
+    assert b.settings["pin"] == PIN  # kept through every change
 
 
 def test_pair_returns_the_secret_under_the_pin():

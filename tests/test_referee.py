@@ -352,3 +352,279 @@ def test_a_bad_point_is_declared_by_the_players():
     ref.see(seen(bad))  # still unseen, still declared
     ref.see(seen(bad.replace("? . . . .", "? O . . .")))
     assert ref.press(WHITE, 7) == ACCEPTED and game.board.color_at(5, 8) == WHITE
+
+
+# ---- the first point counts, however long the stone is in the hand (拔子) ------------------------
+#
+# On the simulated Hall grid through the real sensing, as at the board: the referee sees the
+# stable states the debounce hands over, so a stone held in the hand for a few scans is seen
+# gone from its point before it is seen elsewhere.
+
+_GRID = []  # one calibrated grid for these tests: calibrating takes a while on MicroPython
+
+
+class Table:
+    """The 19x19 grid, its sensing and a referee for ``game`` (Renju's 15x15 in the middle)."""
+
+    def __init__(self, game, **settings):
+        from firmware import simulator
+        from firmware.sensing.grid import Sensing
+
+        if not _GRID:
+            _GRID.append(simulator.calibrated(7))
+        self.grid, self.frame, cal = _GRID[0]
+        self.grid.clear()
+        self.sensing = Sensing(19, cal)
+        self.game = game
+        self.referee = Referee(game, grid=19, **settings)
+        self.m = self.referee.margin
+        self.now = 0
+        self.scans(8)
+
+    def scans(self, k):
+        """``k`` scans, each through sensing and, on a change, the referee."""
+        for _ in range(k):
+            self.now += 50
+            if self.sensing.update(self.grid.scan(self.frame), self.now) > 0:
+                self.referee.see(self.sensing.states, self.now)
+
+    def put(self, x, y, c, scans=5):
+        self.grid.put(x + self.m, y + self.m, c)
+        self.scans(scans)
+
+    def lift(self, x, y, scans=5):
+        self.grid.lift(x + self.m, y + self.m)
+        self.scans(scans)
+
+    def press(self, side):
+        return self.referee.press(side, self.now)
+
+    def at(self, x, y):
+        """The referee's frame index of the game's point (x, y)."""
+        return y * self.game.board.size + x
+
+    def moved_new(self):
+        return [e[3] for e in self.referee.log.items if e[0] == inc.MOVED_NEW]
+
+
+def _held_and_put_elsewhere(table, c, first, elsewhere, held):
+    # The stone of colour c put down on ``first``, lifted, held ``held`` scans, put down on
+    # ``elsewhere``: the press is refused until it is back on ``first``, which is then the move.
+    t = table
+    ref = t.referee
+    ply = t.game.ply
+    logged = len(t.moved_new())
+    t.put(first[0], first[1], c)
+    assert ref.first == t.at(*first)
+    t.lift(first[0], first[1], scans=held)
+    if held >= 5:
+        assert ref.seen[t.at(*first)] == 0  # seen gone: the old referee forgot it here
+    t.put(elsewhere[0], elsewhere[1], c)
+    points = (t.at(*first), t.at(*elsewhere))
+    assert t.moved_new()[logged:] == [points], (held, t.moved_new())  # logged when seen
+    t.scans(20)
+    assert t.moved_new()[logged:] == [points]  # once
+    assert t.press(c) == REFUSED, held
+    assert ref.why == inc.MOVED_NEW and ref.points == points
+    assert t.game.ply == ply
+    t.lift(elsewhere[0], elsewhere[1], scans=held)
+    t.put(first[0], first[1], c)
+    assert t.press(c) == ACCEPTED, held
+    assert t.game.ply == ply + 1
+    assert t.game.board.color_at(first[0], first[1]) == c
+    assert t.game.board.color_at(elsewhere[0], elsewhere[1]) == 0
+    assert len(t.moved_new()) == logged + 2  # seen, then the refused press
+
+
+def test_go_the_first_point_counts_however_long_the_stone_is_held():
+    from firmware.rules.go import Game
+
+    for held in (0, 1, 5, 40):
+        t = Table(Game(19))
+        _held_and_put_elsewhere(t, BLACK, (3, 3), (15, 15), held)  # D4, then Q16
+        _held_and_put_elsewhere(t, WHITE, (16, 3), (2, 14), held)  # R4, then C15
+        assert t.referee.log.kinds().count(inc.MOVE) == 2
+
+
+def test_renju_the_first_point_counts_however_long_the_stone_is_held():
+    # Renju's 15x15 sits in the middle of the grid: the game's (x, y) is the grid's (x+2, y+2)
+    for held in (0, 1, 5, 40):
+        t = Table(Gomoku(RENJU))
+        assert t.m == 2
+        _held_and_put_elsewhere(t, BLACK, (7, 7), (3, 11), held)
+        _held_and_put_elsewhere(t, WHITE, (8, 8), (12, 1), held)
+        assert t.game.moves == [(BLACK << 10) | (7 << 5) | 7, (WHITE << 10) | (8 << 5) | 8]
+
+
+def test_a_lifted_stone_and_a_press_is_not_a_pass():
+    from firmware.rules.go import Game
+
+    for game in (Game(19), Gomoku(RENJU)):
+        t = Table(game)
+        t.put(7, 7, BLACK)
+        t.lift(7, 7, scans=30)  # still in the hand at the press
+        assert t.press(BLACK) == REFUSED
+        assert t.referee.why == inc.MOVED_NEW and t.referee.points == (t.at(7, 7),)
+        assert game.ply == 0 and getattr(game, "passes", 0) == 0
+        t.put(7, 7, BLACK)  # put back: the move
+        assert t.press(BLACK) == ACCEPTED
+        assert game.board.color_at(7, 7) == BLACK and game.to_move == WHITE
+
+
+def test_a_capture_taken_off_stone_by_stone_still_commits():
+    # White A1 and B1 with Black C1 and A2: Black B2 takes both. The new stone goes down, the
+    # press comes early (refused: captures left), the two are lifted over several scans.
+    from firmware.rules.go import Game
+
+    t = Table(Game(19))
+    for c, (x, y) in ((BLACK, (2, 0)), (WHITE, (0, 0)), (BLACK, (0, 1)), (WHITE, (1, 0))):
+        t.put(x, y, c)
+        assert t.press(c) == ACCEPTED
+    t.put(1, 1, BLACK)
+    assert t.referee.first == t.at(1, 1)
+    assert t.press(BLACK) == REFUSED and t.referee.why == inc.CAPTURES_LEFT
+    assert t.referee.first == t.at(1, 1)  # the refused press keeps the turn's stone
+    t.lift(0, 0, scans=7)
+    assert t.press(BLACK) == REFUSED and t.referee.why == inc.CAPTURES_LEFT
+    t.lift(1, 0, scans=12)
+    assert t.press(BLACK) == ACCEPTED
+    assert t.game.captures[BLACK] == 2 and t.game.board.color_at(1, 1) == BLACK
+    assert inc.MOVED_NEW not in t.referee.log.kinds()
+    assert inc.SCATTERED not in t.referee.log.kinds()
+    t.put(10, 10, WHITE)  # White's turn watches White's stone, not the lifted ones
+    assert t.press(WHITE) == ACCEPTED and t.game.board.color_at(10, 10) == WHITE
+
+
+def test_an_arbiter_undo_clears_the_turn():
+    from firmware.rules.go import Game
+
+    t = Table(Game(19))
+    ref = t.referee
+    t.put(3, 3, BLACK)  # D4
+    assert t.press(BLACK) == ACCEPTED
+    t.put(15, 15, WHITE)  # Q16 down, then lifted and held
+    t.lift(15, 15, scans=10)
+    assert ref.first == t.at(15, 15)
+    assert ref.undo()  # the arbiter takes D4 back: Black to play again
+    assert ref.first == -1 and t.game.to_move == BLACK
+    assert ref.fixes() == [(t.at(3, 3), 0)]
+    t.lift(3, 3)  # D4 off, as shown
+    t.put(2, 16, BLACK)  # C17: the undone stone was not this turn's first point
+    assert t.press(BLACK) == ACCEPTED and t.game.board.color_at(2, 16) == BLACK
+    t.put(16, 2, WHITE)  # R3: Q16 is long forgotten
+    assert t.press(WHITE) == ACCEPTED and t.game.board.color_at(16, 2) == WHITE
+    assert inc.MOVED_NEW not in ref.log.kinds()
+
+
+def test_the_undone_stone_left_on_the_board_is_not_the_first_point():
+    game, ref = go()
+    e9 = EMPTY9.replace(". . . . . . . . .", ". . . . X . . . .", 1)
+    ref.see(seen(e9))
+    assert ref.press(BLACK, 5) == ACCEPTED
+    assert ref.undo()
+    ref.see(seen(e9), 6)  # still there
+    ref.see(seen(EMPTY9), 7)  # taken off
+    ref.see(seen(EMPTY9.replace(". . . . . . . . .", ". . . . . . . X .", 1)), 8)
+    assert ref.press(BLACK, 9) == ACCEPTED and game.board.color_at(7, 8) == BLACK
+
+
+def test_clearing_the_last_game_off_makes_no_first_point():
+    # A new game's referee sees the last game's stones; while they are taken off, the last
+    # black one alone on the board is no move of Black's.
+    game, ref = go()
+    rows = [". X . . O . . . .", ". . . X . . . O .", "X . . . . . O . ."]
+    left = EMPTY9
+    for r in rows:
+        left = left.replace(". . . . . . . . .", r, 1)
+    ref.see(seen(left))
+    ref.see(seen(left.replace("O", ".")))
+    ref.see(seen(left.replace("O", ".").replace(". X . .", ". . . .", 1)))
+    ref.see(seen(left.replace("O", ".").replace("X", ".", 2)))  # one black stone left
+    assert ref.first == -1
+    ref.see(seen(EMPTY9))
+    ref.see(seen(EMPTY9.replace(". . . . . . . . .", ". . . . . X . . .", 1)))
+    assert ref.first == idx("F9")
+    assert ref.press(BLACK, 5) == ACCEPTED and game.board.color_at(5, 8) == BLACK
+
+
+def test_a_stone_of_the_position_slid_is_not_the_first_point():
+    stones = EMPTY9.replace(". . . . . . . . .", ". . X . . . . . .", 1)
+    game, ref = go(stones, to_move=BLACK)
+    ref.see(seen(stones))
+    ref.see(seen(EMPTY9.replace(". . . . . . . . .", ". . . X . . . . .", 1)))  # C9 to D9
+    assert ref.first == -1 and ref.log.last()[0] == inc.MOVED_OLD
+    ref.see(seen(stones))  # put back
+    played = stones.replace(". . . . . . . . .", ". . . . . . X . .", 1)
+    ref.see(seen(played))
+    assert ref.press(BLACK, 5) == ACCEPTED and game.board.color_at(6, 7) == BLACK
+
+
+def test_renju_offers_may_be_moved_before_the_press():
+    # Black's fifth-move offers are judged as a set at the press: moving one is no 拔子.
+    game = Gomoku(RENJU, opening=OPENING_DESIGNATED, offers=2)
+    ref = Referee(game)
+    stones = {}
+    for k, (x, y) in enumerate(((7, 7), (7, 8), (8, 8), (6, 7))):
+        c = BLACK if k % 2 == 0 else WHITE
+        stones[(x, y)] = c
+        ref.see(renju_seen(stones))
+        assert ref.press(c, k) == ACCEPTED
+    stones[(9, 9)] = BLACK
+    ref.see(renju_seen(stones))
+    del stones[(9, 9)]
+    ref.see(renju_seen(stones))  # lifted, held
+    stones[(10, 4)] = BLACK
+    ref.see(renju_seen(stones))
+    stones[(5, 5)] = BLACK
+    ref.see(renju_seen(stones))
+    assert ref.press(BLACK, 100) == ACCEPTED and ref.log.last()[0] == inc.OFFERS
+    assert inc.MOVED_NEW not in ref.log.kinds()
+    del stones[(5, 5)]  # White keeps (10, 4) and plays move 6
+    stones[(11, 11)] = WHITE
+    ref.see(renju_seen(stones))
+    assert ref.press(WHITE, 110) == ACCEPTED
+    assert game.board.color_at(10, 4) == BLACK and game.board.color_at(11, 11) == WHITE
+
+
+def test_a_refused_illegal_point_is_not_the_first_point():
+    # White's immediate retake of the ko is refused; the stone comes off and White plays
+    # elsewhere: that is the move (the refused point was never one).
+    game, ref = go(KO)
+    after = KO.replace(". . X O . O . . .", ". . X . X O . . .")
+    ref.see(seen(after))
+    assert ref.press(BLACK, 10) == ACCEPTED  # Black takes the ko at E5
+    ref.see(seen(after.replace(". . X . X O", ". . X O X O")), 19)  # D5 down, E5 still on
+    assert ref.first == idx("D5")
+    assert ref.press(WHITE, 20) == REFUSED and ref.why == inc.ILLEGAL
+    ref.see(seen(after), 21)  # D5 off
+    ref.see(seen(after.replace(". . . . . . . . .", "O . . . . . . . .", 1)), 22)  # A9
+    assert ref.press(WHITE, 23) == ACCEPTED and game.board.color_at(0, 8) == WHITE
+    assert inc.MOVED_NEW not in ref.log.kinds()
+
+
+def test_past_play_no_stone_is_a_move():
+    # The match sets ``ending`` once both passed (the dead stones are lifted) or the game is
+    # over: nothing put down then is this turn's first point.
+    game, ref = go()
+    ref.ending = True
+    ref.see(seen(EMPTY9.replace(". . . . . . . . .", ". . . . X . . . .", 1)))
+    assert ref.first == -1
+    ref.see(seen(EMPTY9))
+    ref.ending = False  # play goes on (a disputed count)
+    ref.see(seen(EMPTY9))
+    ref.see(seen(EMPTY9.replace(". . . . . . . . .", ". X . . . . . . .", 1)))
+    assert ref.first == idx("B9")
+    assert ref.press(BLACK, 5) == ACCEPTED and game.board.color_at(1, 8) == BLACK
+
+
+def test_new_turn_forgets_a_stone_put_down_before_the_clock_started():
+    # Before the start nothing is a move: ``new_turn`` (for the match to call at the start)
+    # forgets the stone somebody put down and lifted while the board waited.
+    game, ref = go()
+    ref.see(seen(EMPTY9.replace(". . . . . . . . .", ". . . . X . . . .", 1)))
+    ref.see(seen(EMPTY9))
+    assert ref.first == idx("E9")
+    ref.new_turn()
+    ref.see(seen(EMPTY9.replace(". . . . . . . . .", ". . . . . . . . X", 1)))
+    assert ref.press(BLACK, 5) == ACCEPTED and game.board.color_at(8, 8) == BLACK
+    assert inc.MOVED_NEW not in ref.log.kinds()

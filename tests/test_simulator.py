@@ -37,3 +37,27 @@ def test_an_sgf_game_played_through_the_stack():
     moves = sum(1 for line in sgf_commands(path) if line.startswith("press"))
     assert sim.match.game.ply == moves
     assert not any("[referee]" in line for line in out), [x for x in out if "[referee]" in x]
+
+
+def test_a_stone_held_in_the_hand_then_put_elsewhere_is_not_the_move():
+    # 拔子 (002 第六条1(6), 004 第17条3): D4 stood for half a second, was lifted and held for
+    # a scan or more, then put on Q16; the first point counts, so the press is refused.
+    from firmware.clock.clock import BLACK
+    from firmware.referee import incidents as inc
+    from firmware.rules.coords import parse_vertex
+
+    script = "start\nput D4 b\nwait 500\nlift D4\nput Q16 b\npress b\nshow\nquit"
+    out = []
+    sim = Simulator(out=out.append)
+    for line in script.split("\n"):
+        assert sim.command(line) is (line != "quit")
+    game = sim.match.game
+    assert game.ply == 0 and game.board.color_at(15, 15) == 0  # Q16 not committed
+    ref = sim.match.referee
+    n = ref.n
+    d4, q16 = [y * n + x for x, y in (parse_vertex(v, 19) for v in ("D4", "Q16"))]
+    last = ref.log.last()
+    assert last[0] == inc.MOVED_NEW and last[3] == (d4, q16)
+    assert [e[3] for e in ref.log.items if e[0] == inc.MOVED_NEW] == [(d4, q16), (d4, q16)]
+    assert any("[referee]" in line and "D4 Q16" in line for line in out), out
+    assert sim.match.clock.running == BLACK  # still Black's clock

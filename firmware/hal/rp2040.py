@@ -587,3 +587,112 @@ def make_scanner(polled=False, n=N):
         except (ImportError, AttributeError):
             pass
     return PolledScanner(n)
+
+
+class Hardware:
+    """The reference board's parts, as ``firmware/board.py`` takes them (see there)."""
+
+    root = ""  # the flash's files are at the top of the board's filesystem
+
+    def __init__(self):
+        import time
+
+        from machine import PWM, Pin
+
+        from firmware.clock import ticks
+        from firmware.ui import buttons as btn
+        from firmware.ui.buzzer import Buzzer
+        from firmware.ui.face import HT1621Face
+
+        self.now = ticks.now_ms
+        self._ticks_ms = time.ticks_ms
+        self.scanner = make_scanner()
+        wr = Pin(pins.LCD_WR, Pin.OUT)
+        data = Pin(pins.LCD_DATA, Pin.OUT)
+        # 002 第八条4: the clock stands at Black's right: the right face and paddle are Black's.
+        self.faces = (
+            HT1621Face(Pin(pins.LCD_CS_R, Pin.OUT, value=1), wr, data),
+            HT1621Face(Pin(pins.LCD_CS_L, Pin.OUT, value=1), wr, data),
+        )
+        for f in self.faces:
+            f.start()
+        self.buzzer = Buzzer(PWM(Pin(pins.BUZZER)))
+        self.keys = key_reader(
+            [
+                (Pin(pins.BTN_PAUSE, Pin.IN, Pin.PULL_UP), btn.PAUSE),
+                (Pin(pins.BTN_MODE, Pin.IN, Pin.PULL_UP), btn.MODE),
+                (Pin(pins.BTN_PLUS, Pin.IN, Pin.PULL_UP), btn.PLUS),
+                (Pin(pins.BTN_MINUS, Pin.IN, Pin.PULL_UP), btn.MINUS),
+            ]
+        )
+        self.board_id = board_id()
+        self.set_rtc = rtc_setter()
+        import sys
+
+        self.link_out = getattr(sys.stdout, "buffer", sys.stdout).write
+        self.link_in = sys.stdin
+
+    def attach_paddles(self, hit):
+        """The paddles' hard IRQs stamp ``ticks_ms`` into the app's ring (``hit``)."""
+        from machine import Pin
+
+        black = Pin(pins.PADDLE_R, Pin.IN, Pin.PULL_UP)
+        white = Pin(pins.PADDLE_L, Pin.IN, Pin.PULL_UP)
+        black.irq(paddle_handler(hit, 1, self._ticks_ms), Pin.IRQ_FALLING, hard=True)
+        white.irq(paddle_handler(hit, 2, self._ticks_ms), Pin.IRQ_FALLING, hard=True)
+        self._paddles = (black, white)  # kept: a collected Pin would lose its IRQ
+
+
+def make_hardware():
+    """The reference board's hardware (``Hardware``): the one factory of this HAL."""
+    return Hardware()
+
+
+def paddle_handler(hit, side, ticks_ms):
+    """A hard-IRQ handler for one paddle: stamps the tick into the app's ring, allocating
+    nothing (``hit`` is the ring's bound method, taken once here, not in the interrupt)."""
+
+    def handler(pin):
+        hit(side, ticks_ms())
+
+    return handler
+
+
+def key_reader(pins_bits):
+    """A function giving the soft keys' levels as firmware/ui/buttons.py's bits:
+    ``pins_bits`` is ``[(Pin, bit), ...]``, active low (pulled up, the key shorts to ground)."""
+    n = len(pins_bits)
+
+    def levels():
+        v = 0
+        i = 0
+        while i < n:
+            pin, bit = pins_bits[i]
+            if not pin.value():
+                v |= bit
+            i += 1
+        return v
+
+    return levels
+
+
+def board_id():
+    """The board's id: its flash chip's unique id in hex."""
+    import binascii
+
+    import machine
+
+    return binascii.hexlify(machine.unique_id()).decode()
+
+
+def rtc_setter():
+    """``set_rtc`` for the board: the calendar seconds into ``machine.RTC``."""
+    import time
+
+    from machine import RTC
+
+    def set_rtc(secs):
+        t = time.gmtime(secs)
+        RTC().datetime((t[0], t[1], t[2], t[6], t[3], t[4], t[5], 0))
+
+    return set_rtc

@@ -22,6 +22,7 @@ import binascii
 import json
 import os
 
+from firmware import settings as S
 from firmware.clock import ticks
 from firmware.link import protocol as P
 from firmware.link.hmac import equal, hmac_sha256
@@ -57,16 +58,6 @@ def load_secret(path=SECRET_PATH):
     secret = os.urandom(SECRET_BYTES)
     write_atomic(path, secret)
     return secret
-
-
-def board_id():
-    """The board's id: its flash chip's unique id in hex (``"sim"`` off the board)."""
-    try:
-        import machine
-
-        return binascii.hexlify(machine.unique_id()).decode()
-    except (ImportError, AttributeError):
-        return "sim"
 
 
 def _field(req, key, kind, default=_REQUIRED):
@@ -355,6 +346,8 @@ class Server:
         }
 
     def cmd_state(self, req):
+        from firmware.match import PHASES
+
         m = self._match()
         g = m.game
         moves = []
@@ -372,6 +365,7 @@ class Server:
             "to_move": g.to_move,
             "clock": self._clock(m),
             "result": m.result,
+            "phase": PHASES[getattr(m, "phase", 0)],
             "game_no": getattr(self.journal, "game_no", 0) if self.journal else 0,
         }
 
@@ -451,26 +445,30 @@ class Server:
             if len(changes) > _SETTING_KEYS:
                 raise Reject("bad_value", "set: at most %d settings at once" % _SETTING_KEYS)
             for k, v in changes.items():
-                if len(k) > 16:
+                if not isinstance(k, str) or len(k) > 16:  # MicroPython's JSON takes {1: 2}
                     raise Reject("bad_value", "set: a setting's name has at most 16 characters")
-                # bool named too: MicroPython's True is not an instance of int, CPython's is
-                if not (
-                    isinstance(v, (bool, int, str)) and (not isinstance(v, str) or len(v) <= 32)
-                ):
+                # bool named too: MicroPython's True is not an instance of int, CPython's is.
+                # The values themselves (a string's length too) are firmware/settings.py's.
+                if not isinstance(v, (bool, int, str)):
                     raise Reject("bad_type", "set: %s: an integer, true/false or a string" % k)
             if "pin" in changes:
-                self._pin(req)
-                p = changes["pin"]
-                if not (isinstance(p, str) and len(p) == 4 and all("0" <= d <= "9" for d in p)):
-                    raise Reject("bad_value", "set: pin: four digits")
-            new = dict(self.settings)
-            new.update(changes)
+                self._pin(req)  # the arbiter's PIN before anything is said about the new one
+            # All or nothing: every value checked (firmware/settings.py), "go19" made "go"
+            # and a size, the game and size checked together; one bad value refuses all.
+            new, errors = S.apply(self.settings, changes)
+            if errors:
+                raise Reject("bad_value", errors[0])
             if self.save is not None and not self.save(new):
                 raise Reject("io", "the settings could not be saved")
-            self.settings.update(changes)  # in place: the app holds the same dict
-            arbiter = getattr(self.app, "arbiter", None)
-            if "pin" in changes and arbiter is not None:
-                arbiter.set_pin(changes["pin"])
+            self.settings.clear()  # in place: the app holds the same dict
+            self.settings.update(new)
+            changed = getattr(self.app, "settings_changed", None)
+            if changed is not None:  # the app: the volume and the PIN at once
+                changed()
+            else:
+                arbiter = getattr(self.app, "arbiter", None)
+                if "pin" in changes and arbiter is not None:
+                    arbiter.set_pin(changes["pin"])
         shown = {}
         for k, v in self.settings.items():
             if k != "pin" and isinstance(v, (bool, int, str)):
@@ -572,59 +570,55 @@ def _move(g, i):
 # ---- the board ------------------------------------------------------------------------------
 
 
-def rtc_setter():
-    """``set_rtc`` for the board: the calendar seconds into ``machine.RTC`` (None if none)."""
-    try:
-        import time
-
-        from machine import RTC
-    except ImportError:
-        return None
-
-    def set_rtc(secs):
-        t = time.gmtime(secs)
-        RTC().datetime((t[0], t[1], t[2], t[6], t[3], t[4], t[5], 0))
-
-    return set_rtc
-
-
-async def serve(server, period_ms=10, burst=256):
-    """The board's link task: read the USB serial (``sys.stdin``) without blocking, feed the
-    server, let it answer; until a ``maintenance`` request. Ctrl-C is turned off while it runs
-    (the app owns the serial line) and on again when it returns. Not tested on hardware."""
+async def serve(server, inp, period_ms=10, burst=256):
+    """The board's link task: read the serial line ``inp`` (``sys.stdin`` on the board: the
+    USB CDC; the pseudo-terminal on the virtual board) without blocking, feed the server, let
+    it answer; until a ``maintenance`` request. Ctrl-C is turned off while it runs (the app
+    owns the serial line) and on again when it returns."""
     import asyncio
     import select
-    import sys
 
     import micropython
 
-    stdin = sys.stdin.buffer
+    stream = getattr(inp, "buffer", inp)
     poller = select.poll()
-    poller.register(sys.stdin, select.POLLIN)
+    poller.register(inp, select.POLLIN)
     micropython.kbd_intr(-1)
     pending = b""
     try:
         while not server.maintenance:
             if not pending:
                 got = bytearray()
-                while len(got) < burst and poller.poll(0):
-                    got.extend(stdin.read(1))
+                while len(got) < burst:
+                    ready = poller.poll(0)
+                    if not ready or not ready[0][1] & select.POLLIN:
+                        break
+                    b = stream.read(1)
+                    if not b:
+                        break
+                    got.extend(b)
                 pending = bytes(got)
             if pending:
                 n = server.feed(pending)
                 pending = pending[n:]  # the rest when the queue has room
             server.poll()
-            await asyncio.sleep_ms(period_ms)
+            await _sleep_ms(asyncio, period_ms)
     finally:
         micropython.kbd_intr(3)
 
 
-async def run(app, server):
+def _sleep_ms(asyncio, ms):
+    # MicroPython's asyncio has sleep_ms; CPython's (the tests) only sleep.
+    sleep_ms = getattr(asyncio, "sleep_ms", None)
+    return sleep_ms(ms) if sleep_ms is not None else asyncio.sleep(ms / 1000)
+
+
+async def run(app, server, inp):
     """The app's tasks and the link together; returns (to the REPL) after ``maintenance``."""
     import asyncio
 
     task = asyncio.create_task(app.run())
     try:
-        await serve(server)
+        await serve(server, inp)
     finally:
         task.cancel()

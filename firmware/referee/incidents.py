@@ -26,6 +26,12 @@ KEPT = const(16)  # the offer White kept
 COUNT = const(17)  # Go: the dead stones lifted, the count made
 UNDO = const(18)  # the arbiter took back a move
 PRESS_FIRST = const(19)  # pressed, then the stone put down (先按钟后落子, 002 第六条1(8))
+DISPUTE = const(20)  # Go: the count disputed, play goes on (以实战解决, 000 第九条)
+SWAP = const(21)  # Renju: White took Black after move 3 (三手可交换, 002 第三条2)
+FOUL = const(22)  # Renju claim mode: Black's forbidden move, White may claim (002 第十条1)
+CLAIM = const(23)  # a claim that decided the game (detail: the claiming colour)
+FALSE_CLAIM = const(24)  # a claim with nothing to claim (detail: the claiming colour)
+NOT_CLEAR = const(25)  # a start refused: stones on the board the new game does not have
 
 WORDS = {
     MOVE: ("着子", "move"),
@@ -53,6 +59,12 @@ WORDS = {
     COUNT: ("数子", "the count"),
     UNDO: ("裁判悔棋", "the arbiter took a move back"),
     PRESS_FIRST: ("先按钟后落子", "the clock was pressed before the stone was put down"),
+    DISPUTE: ("对死活有争议：以实战解决", "the count disputed: play goes on"),
+    SWAP: ("三手交换", "White took Black after move 3 (swap)"),
+    FOUL: ("黑方禁手", "Black's forbidden move: White may claim it"),
+    CLAIM: ("指出", "a claim that decided the game"),
+    FALSE_CLAIM: ("指出无效", "a claim with nothing to claim"),
+    NOT_CLEAR: ("请清盘", "clear the board before the game starts"),
 }
 
 

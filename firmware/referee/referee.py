@@ -13,8 +13,10 @@ Rules the board enforces because it sees the stones (SPEC §3, §4):
 - an illegal point: the press is refused, or under 004 the move is void and counts as a
   pass with a warning (``illegal`` VOID_PASS);
 - a stone lifted and put down elsewhere before the press: the first point counts (002 第六条
-  1(6), 004 第17条); two new stones: the second is taken back (002 第六条1(4));
-- a press with no new stone is a pass where the rules allow one, else refused.
+  1(6), 004 第17条3), however long the stone was in the hand (``see`` keeps ``first`` for
+  the turn); two new stones: the second is taken back (002 第六条1(4));
+- a press with no new stone is a pass where the rules allow one, else refused; but once this
+  turn's stone was seen, a press without it is refused (put it back), not a pass.
 """
 
 from array import array
@@ -103,8 +105,14 @@ class Referee:
         self.scatter = scatter
         self.expected = bytearray(self.n * self.n)  # the game's position, point by point
         self.seen = bytearray(self.n * self.n)  # the sensors' latest stable states
-        self.first = -1  # where this turn's new stone was first seen
+        self.first = -1  # where this turn's new stone was first seen: the turn's move (落子无悔)
         self.moved = -1  # where it was put down instead (logged once)
+        self.turn_ply = game.ply  # the game's ply this turn began at: a new ply, a new turn
+        self.fresh = True  # seen this turn with no new stone of the colour to play (then
+        # the next one that comes is the turn's first point; one already there is not)
+        self.ending = (
+            False  # set by the match outside play: before the start, the dead stones, a result
+        )
         self.moved_old = ()  # a stone of the position moved (logged once)
         self.passed = False  # the last press was a pass (a stone may follow: 先按钟后落子)
         self.late_logged = False
@@ -119,8 +127,24 @@ class Referee:
     # ---- the two boards ------------------------------------------------------------------
 
     def sync(self):
-        """Take the expected board from the game (after a move, an undo, a setup)."""
+        """Take the expected board from the game (after a move, an undo, a setup); a game at
+        another ply than this turn's (a move, a pass, an undo, a restore) begins a new turn."""
         _expand(self.game.board.rows, self.n, self.expected)
+        if self.game.ply != self.turn_ply:
+            self.new_turn()
+
+    def new_turn(self):
+        """Forget this turn's stone: the next stone of the colour to play is the move. Called
+        by ``sync`` when the game moved on; for the match to call when the clock starts (a
+        stone put down and lifted before it was no move) or when the arbiter lets a stone
+        dropped by accident be taken back (002 第六条1(7))."""
+        self.turn_ply = self.game.ply
+        self.first = -1
+        self.moved = -1
+        # A stone of the colour to play already there (the undone move, captures left on
+        # the board under WARN) is not this turn's first point: the turn's stone is watched
+        # for once the board has been seen without one.
+        self.fresh = not self.diff()[0]
 
     def _move_no(self):
         g = self.game
@@ -170,19 +194,17 @@ class Referee:
         self.no = self._move_no()
         self._crop(states)
         mine, other, missing, unsure = self.diff()
-        if self.first < 0 and len(mine) == 1:
-            self.first = mine[0]
-            self.moved = -1
-        elif self.first >= 0 and self.seen[self.first] != self.game.to_move:
-            if len(mine) == 1 and mine[0] != self.moved:  # lifted, put down elsewhere (拔子)
-                self.moved = mine[0]
-                self._log(inc.MOVED_NEW, (self.first, mine[0]))
-            elif not mine:
-                self.first = -1  # taken back before the press: nothing was played
         if missing and len(mine) == 1 and self.go:
             # Stones the new stone captures are being taken off: not a disturbed board.
             taken = self._takes(mine[0])
             missing = [i for i in missing if i not in taken]
+        if not self.ending:  # past play (the dead stones lifted, a result) nothing is amiss
+            self._judge_board(mine, other, missing, unsure)
+        self._track_first(mine, missing)
+
+    def _judge_board(self, mine, other, missing, unsure):
+        # What the board shows besides this turn's stone: a moved stone of the position, a
+        # stone after a pass, a disturbed board and its restoration.
         moved = self._moved_old(mine, other, missing)
         if moved and moved != self.moved_old:
             self._log(inc.MOVED_OLD, moved)
@@ -199,6 +221,46 @@ class Referee:
         elif self.scattered and not stray and not unsure:
             self.scattered = False
             self._log(inc.RESTORED, ())
+
+    def _turn(self):
+        # This turn's first point (frame index), or -1. A game changed without ``sync`` (at
+        # another ply) ended that turn too.
+        if self.turn_ply != self.game.ply:
+            self.turn_ply = self.game.ply
+            self.first = -1
+            self.moved = -1
+            self.fresh = False
+        return self.first
+
+    def _track_first(self, mine, missing):
+        # The first stable sighting of a new stone of the colour to play on an empty point is
+        # this turn's move until a press commits it (落子无悔: 002 第六条1(6), 004 第17条3):
+        # lifting it does not undo it, however long it stays in the hand, and a stone put down
+        # elsewhere is logged once (拔子) and refused at the press. ``missing`` leaves out the
+        # stones the new one captures.
+        g = self.game
+        first = self._turn()
+        if self.ending or (not self.go and (g.offered or g.wants_offers())):
+            # Past play nothing is a move; Black's fifth-move offers are judged as a set at
+            # the press, and while they wait for White the turn is White's choice.
+            self.first = -1
+            self.moved = -1
+            self.fresh = False
+            return
+        if not mine:
+            self.fresh = True
+        elif len(mine) > 1:
+            self.fresh = False  # stones being cleared off (the last game's): none is a move
+        if first < 0:
+            if len(mine) == 1 and self.fresh and not missing and not self.scattered:
+                # Only a stone put down on the whole position: one of the position slid onto
+                # the point (移子) or knocked there (散乱) is not a new stone.
+                self.first = mine[0]
+                self.moved = -1
+        elif self.seen[first] != g.to_move:
+            if len(mine) == 1 and mine[0] != self.moved:  # lifted, put down elsewhere (拔子)
+                self.moved = mine[0]
+                self._log(inc.MOVED_NEW, (first, mine[0]))
 
     def _moved_old(self, mine, other, missing):
         # (from, to) when a stone of the position left its point for an empty one (移子):
@@ -278,10 +340,11 @@ class Referee:
         the board differs from the position (a new stone of the colour to play excepted)."""
         out = []
         c = self.game.to_move
+        first = self._turn()
         for i in range(len(self.expected)):
             want = self.expected[i]
             got = self.seen[i]
-            if got != want and not (want == EMPTY and got == c and i == self.first):
+            if got != want and not (want == EMPTY and got == c and i == first):
                 out.append((i, want))
         return out
 
@@ -313,6 +376,8 @@ class Referee:
         if not mine:
             if unsure:
                 return self._refuse(inc.UNSEEN, unsure)
+            if self._turn() >= 0:  # this turn's stone was lifted: put it back, not a pass
+                return self._refuse(inc.MOVED_NEW, (self.first,))
             if g.play(c, None, None):
                 return self._refuse(inc.NO_STONE, ())
             self._log(inc.PASS, ())
@@ -320,21 +385,27 @@ class Referee:
             self.passed = True
             return ACCEPTED
         i = mine[0]
-        if self.first >= 0 and i != self.first:
-            return self._refuse(inc.MOVED_NEW, (self.first, i))
+        first = self._turn()
+        if first >= 0 and i != first:
+            return self._refuse(inc.MOVED_NEW, (first, i))
         n = self.n
         x = i % n
         y = i // n
         r = g.legal(c, x, y)
         if r:
-            self._log(inc.ILLEGAL, (i,), r)
             if self.illegal == VOID_PASS and not g.play(c, None, None):
+                self._log(inc.ILLEGAL, (i,), r)
                 self._log(inc.PASS, (i,))
                 return self._accept()
-            return self._refuse(inc.ILLEGAL, (i,))
+            # A point the rules refuse is no move: the stone comes off and the player
+            # chooses again; the turn's stone is watched for once it is off.
+            self.first = -1
+            self.moved = -1
+            self.fresh = False
+            return self._refuse(inc.ILLEGAL, (i,), r)  # with the rules' reason: ko, suicide
         before = bytes(self.expected)
         g.play(c, x, y)
-        self.sync()
+        _expand(g.board.rows, n, self.expected)  # not sync: the turn is not over yet
         d = self._diffs
         left = []  # the stones the move took that are still seen
         for k in range(_differing(before, self.expected, len(before), d)):
@@ -344,7 +415,7 @@ class Referee:
         if left and self.captures != ALLOW:
             if self.captures == REFUSE:
                 g.undo()
-                self.sync()
+                _expand(g.board.rows, n, self.expected)
                 return self._refuse(inc.CAPTURES_LEFT, left)
             self._log(inc.CAPTURES_LEFT, left)
         self._log(inc.MOVE, (i,))
@@ -365,8 +436,7 @@ class Referee:
             if len(kept) != 1:
                 return self._refuse(inc.OFFERS, [(p >> 5) * n + (p & 31) for p in g.offered])
             g.choose_fifth(kept[0] & 31, kept[0] >> 5)
-            self.sync()
-            self.first = -1
+            self.sync()  # Black 5 is in: White's turn begins
             self._log(inc.KEPT, ((kept[0] >> 5) * n + (kept[0] & 31),))
             return None
         if c == BLACK and g.wants_offers():
@@ -380,8 +450,8 @@ class Referee:
         return None
 
     def _accept(self):
-        self.sync()
-        self.first = -1
+        _expand(self.game.board.rows, self.n, self.expected)
+        self.new_turn()
         self.passed = False
         self.late_logged = False
         self.moved_old = ()
@@ -389,10 +459,10 @@ class Referee:
         self.points = ()
         return ACCEPTED
 
-    def _refuse(self, kind, points):
+    def _refuse(self, kind, points, detail=""):
         self.why = kind
         self.points = tuple(points)
-        self._log(kind, points)
+        self._log(kind, points, detail)
         return REFUSED
 
     def _log(self, kind, points, detail=""):
@@ -405,8 +475,7 @@ class Referee:
         if not self.game.undo():
             return False
         self.no = self._move_no()
-        self.sync()
-        self.first = -1
+        self.sync()  # a new turn: the undone stone still on the board is not its move
         self._log(inc.UNDO, ())
         return True
 

@@ -326,12 +326,23 @@ class HT1621Face:
             k += 1
         return self._flush()
 
-    def show_text(self, line):
-        """A short line (menus, arbiter) in the big cells, the small ones blank."""
+    def show_text(self, line, small=b"", flags=0, more=""):
+        """A short line (menus, arbiter, what the referee says) in the big cells; ``small``
+        (up to 3 characters: a point such as ``Q16``, a count) in the move cells; ``flags``
+        (a Face's flag bits) light their indicators, so the arbiter's mark stays on. ``more``
+        (words for a display with room) has no place on this glass."""
         if isinstance(line, str):
             line = line.encode()
+        if isinstance(small, str):
+            small = small.encode()
         self._clear()
         self._line(line, len(line))
+        cell = CELL_MOVE + 3 - len(small) if len(small) < 3 else CELL_MOVE
+        for i in range(min(3, len(small))):
+            self._cell(cell + i, glyph(small[i]))
+        for k in range(6):
+            if flags & (1 << k):
+                self._seg(IND_RUN + k)
         return self._flush()
 
 
@@ -368,6 +379,7 @@ class SSD1306Face:
         self.last = bytearray(12)
         self.last_len = -1
         self.last_nums = [0, 0, 0, 0, 0]  # flags, move_no, units, moves_left, count_s
+        self.last_text = None  # what show_text drew last, None after a show
 
     @micropython.native
     def _same(self, face):
@@ -476,6 +488,7 @@ class SSD1306Face:
         if self._same(face):
             return False
         self._keep(face)
+        self.last_text = None
         fb = self.fb
         fb.fill(0)
         self._big(face.text, face.length)
@@ -504,10 +517,19 @@ class SSD1306Face:
         fb.show()
         return True
 
-    def show_text(self, line):
-        """A short line (menus, arbiter) in big digits if it fits, else in 8×8 text."""
+    def show_text(self, line, small=b"", flags=0, more=""):
+        """A short line (menus, arbiter, the referee) in big digits if it fits, else in 8×8
+        text; ``small`` and ``more`` (the OLED has room for words: "put Q16 back") in the
+        text line under it; the ARB mark as ``show``. Nothing is sent when it is what the
+        display already shows."""
         if isinstance(line, str):
             line = line.encode()
+        if isinstance(small, bytes):
+            small = small.decode()
+        key = (bytes(line), small, flags, more)
+        if key == self.last_text:
+            return False
+        self.last_text = key
         self.last_len = -1  # the next show redraws
         fb = self.fb
         fb.fill(0)
@@ -516,5 +538,10 @@ class SSD1306Face:
         else:
             s = line.decode()
             fb.text(s, (WIDTH - 8 * len(s)) // 2, 28, 1)
+        under = (small + " " + more).strip()[:16]
+        if under:
+            fb.text(under, 0, SMALL_Y, 1)
+        if flags & 8:  # F_ARBITER
+            fb.text("ARB", WIDTH - 24, 0, 1)
         fb.show()
         return True

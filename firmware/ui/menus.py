@@ -26,6 +26,7 @@ from micropython import const
 
 from firmware.clock.control import PRESETS
 from firmware.rules.go_count import KOMI_1988, KOMI_NATIONAL, KOMI_TAIWAN
+from firmware.settings import DEFAULTS
 from firmware.ui import buttons
 
 # What ``handle`` did.
@@ -104,21 +105,9 @@ ITEM_NAMES = (
 
 
 def defaults():
-    """The settings of a new board: Go 19×19 under the 1988 rules, national time, volume 2."""
-    return {
-        "game": "go",
-        "size": 19,
-        "rules": "1988",
-        "ko": "chinese",
-        "komi2": KOMI_1988,
-        "free_captures": True,
-        "handicap": 0,
-        "opening": "designated",
-        "offers": 10,
-        "claims": "auto",
-        "time": GO_TIME,
-        "volume": 2,
-    }
+    """The settings of a new board (a new dict): firmware/settings.py's DEFAULTS, Go 19×19
+    under the 1988 rules, national time, volume 2."""
+    return dict(DEFAULTS)
 
 
 def komi_text(komi2):

@@ -78,11 +78,18 @@ def test_settings_show_and_set(board):
     r = run(app, args + ["--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout) == {
-        "game": "go19",
+        "game": "go",  # the board keeps the game and its size apart (firmware/settings.py)
+        "size": 19,
         "komi2": 15,
         "opening": "free",
         "time": "cn-local",
     }
+    for bad in ("time=45min", "game=chess", "colour=red"):  # refused whole, a clear reason
+        r = run(app, ["settings", bad, "komi2=11", "--port", board.path])
+        assert r.exit_code == 1 and "bad_value" in r.output, r.output
+        assert bad.split("=")[0] in r.output, r.output
+    r = run(app, ["settings", "--port", board.path, "--json"])
+    assert json.loads(r.stdout)["komi2"] == 15 and json.loads(r.stdout)["time"] == "cn-local"
     r = run(app, ["settings", "--port", board.path])
     assert r.exit_code == 0 and "komi2" in r.stdout and "cn-local" in r.stdout
     r = run(app, ["settings", "pin=1234", "--port", board.path])  # no PIN given

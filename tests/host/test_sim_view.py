@@ -1,51 +1,162 @@
-"""make sim's terminal view (host_tools/sim.py) driven headlessly, the firmware on MicroPython."""
+"""make sim's terminal view (host_tools/sim.py): driven headlessly by textual's pilot, the
+virtual board on MicroPython behind it; and the view in a real terminal that goes away."""
 
 import asyncio
+import fcntl
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
 
+import pytest
+
+from host_tools.link import RUNTIME_ENV
 from host_tools.sim import Board, SimView
 
+ROOT = Path(__file__).resolve().parents[2]
 
-def test_keys_play_moves_on_the_simulated_board():
+pytestmark = pytest.mark.skipif(
+    not (ROOT / ".venv" / "bin" / "micropython").exists(), reason="no MicroPython (make venv)"
+)
+
+
+@pytest.fixture
+def board(tmp_path, monkeypatch):
+    monkeypatch.setenv(RUNTIME_ENV, str(tmp_path / "run"))
+    b = Board(tmp_path / "flash")
+    yield b
+    b.close()
+
+
+async def until(pilot, done, timeout=20.0):
+    end = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < end, "timed out"
+        await pilot.pause(0.05)
+
+
+def seconds(face):
+    """The seconds a face's clock shows (``2:54:48  #3  RUN``)."""
+    secs = 0
+    for part in face.split()[0].split(":"):
+        secs = secs * 60 + int(part)
+    return secs
+
+
+def test_keys_play_moves_on_the_virtual_board(board):
     async def play():
-        app = SimView()
-        async with app.run_test() as pilot:
-            await pilot.press("s", "b", "1")  # start, a black stone on Q16, Black's paddle
-            await pilot.press("left", "left", "left", "left", "left", "left", "left")
+        app = SimView(board)
+        async with app.run_test(size=(100, 50)) as pilot:
+            await until(pilot, lambda: "#1" in app.faces["B"])
+            await pilot.press("p")  # PAUSE: Black's clock starts
+            await until(pilot, lambda: "RUN" in app.faces["B"])
+            await pilot.press("b")  # a black stone on Q16 (the cursor's start)
+            await until(pilot, lambda: app.stone_at(15, 15) == "X")
+            await pilot.press("1")  # Black's paddle
+            await until(pilot, lambda: app.faces["W"].endswith("#2  RUN"))
+            await pilot.press(*["left"] * 7)
             await pilot.press("w", "2")  # a white stone on J16, White's paddle
-            await pilot.press("b", "x")  # Black's stone put down and lifted again
-            return app.rows, app.status
+            await until(pilot, lambda: app.faces["B"].endswith("#3  RUN"))
+            await pilot.press("down", "b")  # on J15: put down ...
+            await until(pilot, lambda: app.stone_at(8, 14) == "X")
+            await pilot.press("x")  # ... and lifted again
+            await until(pilot, lambda: app.stone_at(8, 14) == ".")
+            before = seconds(app.faces["B"])
+            await pilot.press("t")  # ten seconds pass on Black's clock
+            await until(pilot, lambda: seconds(app.faces["B"]) <= before - 10)
+            return app.stones, app.faces, app.board_text()
 
-    rows, status = asyncio.run(play())
-    row16 = [r for r in rows if r.startswith("16 ")][0]
-    assert row16[3:].split(" ")[15] == "X" and row16[3:].split(" ")[8] == "O"
-    assert "move 2" in status
-
-
-def test_the_board_process_answers_commands():
-    board = Board()
-    try:
-        assert board.banner.startswith("tengen simulator")
-        board.ask("start")
-        board.ask("put Q16 b")
-        board.ask("put D4 b")
-        rows, status, messages = board.ask("press b")
-        assert any("two moves in a row" in m for m in messages), messages
-        assert len(rows) == 19 and status.startswith("black ")
-    finally:
-        board.close()
+    stones, faces, text = asyncio.run(play())
+    assert stones.count("X") == 1 and stones.count("O") == 1
+    assert stones[(19 - 16) * 19 + 15] == "X" and stones[(19 - 16) * 19 + 8] == "O"
+    assert "●" in text and "○" in text
 
 
-def test_the_boards_keys_and_a_slide():
+def test_the_boards_keys_a_slide_and_the_status_line(board):
     async def play():
-        app = SimView()
-        async with app.run_test() as pilot:
-            await pilot.press("M")  # the menu
-            menu = list(app.messages)
-            await pilot.press("M")  # done: Go 19 kept
+        app = SimView(board)
+        async with app.run_test(size=(100, 50)) as pilot:
+            await until(pilot, lambda: "#1" in app.faces["B"])
+            await pilot.press("M")  # a long MODE before the game: the menu
+            await until(pilot, lambda: "#1" not in app.faces["B"])
+            menu = app.faces["B"]
+            await pilot.press("M")  # done: the game kept
+            await until(pilot, lambda: "#1" in app.faces["B"])
             await pilot.press("b", "r")  # a stone on Q16 slid to R16
-            return menu, app.rows
+            await until(pilot, lambda: app.stone_at(16, 15) == "X")
+            await pilot.press("a")  # the arbiter's chord: the PIN asked
+            await until(pilot, lambda: "ARB" in app.faces["B"])
+            return menu, app.stones, app.status_text(), app.sounds
 
-    menu, rows = asyncio.run(play())
-    assert any("[menu]" in m for m in menu), menu
-    row16 = [r for r in rows if r.startswith("16 ")][0]
-    assert row16[3:].split(" ")[16] == "."  # the rules' board: nothing played yet
+    menu, stones, status, sounds = asyncio.run(play())
+    assert menu and "#" not in menu
+    assert stones[(19 - 16) * 19 + 15] == "." and stones.count("X") == 1
+    assert board.link in status and str(board.flash) in status
+    assert "CONFIRM" in sounds  # the menu's choice saved
+
+
+def test_closing_the_terminal_stops_the_view_and_the_board(tmp_path):
+    # The view in a real terminal (a pty as its controlling terminal); the terminal closes.
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 120, 0, 0))
+    env = dict(os.environ, TERM="xterm-256color", **{RUNTIME_ENV: str(tmp_path / "run")})
+
+    def controlling_terminal():
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "host_tools.sim", "--flash", str(tmp_path / "flash")],
+        cwd=ROOT,
+        env=env,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        start_new_session=True,
+        preexec_fn=controlling_terminal,  # no threads of ours run yet
+    )
+    os.close(slave)
+    seen = b""
+    note = None
+    end = time.monotonic() + 30
+    try:
+        while note is None or b"cursor" not in seen:  # the view is up
+            assert time.monotonic() < end, seen[-500:]
+            try:
+                seen += os.read(master, 65536)
+            except BlockingIOError:
+                pass
+            notes = list((tmp_path / "run").glob("virtual-*.json"))
+            if notes:
+                note = json.loads(notes[0].read_text())
+        assert b"link: /dev/" in seen
+        os.close(master)  # the terminal window closes: a hang-up
+        master = -1
+        assert proc.wait(timeout=20) is not None
+        deadline = time.monotonic() + 10
+        while _alive(note["board_pid"]):
+            assert time.monotonic() < deadline, "the board outlived its view"
+            time.sleep(0.1)
+        assert not list((tmp_path / "run").glob("virtual-*.json"))
+    finally:
+        if master >= 0:
+            os.close(master)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is not running: its state is Z in /proc.
+    try:
+        return Path("/proc/%d/stat" % pid).read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -1,0 +1,98 @@
+"""The board's wiring: the app, its files and its PC link, built from a HAL's hardware.
+
+One function, ``build(hw)``, makes everything the board runs; the device (``device.py``, the
+RP2040's pins) and the virtual board (``virtual.py``, a simulated grid with its flash in a
+folder) call it with their own ``hw``, so they are wired the same way and only the HAL
+differs (DESIGN.md §1). ``hw`` provides:
+
+    root            where the flash's files live: "" on the board, a folder on the PC
+    scanner         the Hall grid (``scan(frame)``, ``n``; on the board ``scan_async`` too)
+    faces           the two faces (``show(Face)``, ``show_text(line, small, flags)``):
+                    Black's, then White's
+    buzzer          ``play(pattern, now)``, ``step(now)``, ``set_volume(v)``
+    keys            a function giving the soft keys' levels (firmware/ui/buttons.py bits)
+    now             the tick in ms
+    board_id        the board's id (a string)
+    attach_paddles  ``attach_paddles(hit)``: the paddles call ``hit(side, tick)`` when pressed
+    set_rtc         ``set_rtc(epoch)`` for the calendar clock, or None
+    link_out        writes one reply line (bytes) to the PC
+
+Files under ``root``: ``settings.json`` (the board's settings, firmware/settings.py),
+``calibration.json``, ``secret.bin`` (the key of the records' HMAC) and ``games/`` (the
+journal). Whatever these files hold, ``build`` returns a working board: bad settings fall
+back to their defaults and the faces say so, a bad calibration to the nominal one.
+"""
+
+SETTINGS = "/settings.json"
+CALIBRATION = "/calibration.json"
+SECRET = "/secret.bin"
+GAMES = "/games"
+
+
+def build(hw):
+    """The app and its link server for the hardware ``hw``: ``(app, server)``."""
+    import json
+
+    from firmware import settings as S
+    from firmware.app import App
+    from firmware.link import server as link
+    from firmware.match import Match
+    from firmware.sensing import calibration
+    from firmware.sensing.grid import Sensing
+    from firmware.store.journal import Journal, read_file, write_atomic
+    from firmware.ui.arbiter import Arbiter
+
+    root = hw.root
+    settings, problems = S.load(read_file(root + SETTINGS))
+    n = hw.scanner.n
+    uncalibrated = False
+    try:
+        cal = calibration.load(root + CALIBRATION, n)
+    except (OSError, calibration.CalibrationError):
+        cal = calibration.Calibration.nominal(n)  # uncalibrated: the faces say so
+        uncalibrated = True
+    sensing = Sensing(n, cal)
+    journal = Journal(root + GAMES)
+    resumed = journal.resume()
+    if resumed is not None:  # the game the power cut interrupted, with its own settings
+        match = Match.resume(resumed, sensing, journal)
+    else:
+        match = Match(settings, sensing, journal)
+
+    def save(chosen):
+        return write_atomic(root + SETTINGS, json.dumps(chosen).encode())
+
+    app = App(
+        hw.scanner,
+        match,
+        hw.faces,
+        hw.buzzer,
+        journal,
+        now=hw.now,
+        keys=hw.keys,
+        arbiter=Arbiter(settings["pin"]),
+        save=save,
+        settings=settings,
+        board_id=hw.board_id,
+    )
+    app.save_calibration = lambda c: write_atomic(
+        root + CALIBRATION, json.dumps(c.to_dict()).encode()
+    )
+    if problems:
+        app.problem("settings", problems)
+    if uncalibrated:
+        app.problem("calibration", ["the board is not calibrated: PLUS+MINUS before a game"])
+    hw.attach_paddles(app.paddles.hit)
+    server = link.Server(
+        app,
+        journal,
+        link.load_secret(root + SECRET),
+        out=hw.link_out,
+        now=hw.now,
+        board=hw.board_id,
+        settings=settings,
+        save=save,
+        set_rtc=hw.set_rtc,
+    )
+    app.server = server  # the calendar time the PC set, for the records' start time
+    return app, server

@@ -1,0 +1,622 @@
+"""The virtual board's hardware: a HAL beside ``rp2040.py`` with the same attributes, for
+``firmware/board.py`` on the MicroPython unix port (``make sim``, firmware/virtual.py) and
+CPython.
+
+Start reading at ``Hardware``. What each part is:
+
+- the scanner: the simulated Hall grid (``firmware/hal/sim.py``'s ``SimGrid``, always the
+  same one for a seed), calibrated on the first start by the real procedure (an empty board,
+  then the two checkerboard passes) into ``calibration.json``, as the app's own calibration
+  step writes it;
+- the faces: the REAL HT1621 drivers (``firmware/ui/face.py``) on an emulated HT1621 pair
+  (``Ht1621``: the 3-wire protocol decoded into each chip's 32-nibble RAM), and a reader
+  that turns a RAM image back into what the glass shows (``read``, ``Glass``);
+- the buzzer: the REAL ``firmware.ui.buzzer.Buzzer`` on a fake PWM, keeping the name of
+  each pattern it plays (``pattern_name``: a sound two cues share, the app's
+  ``play(cues.pattern(cue))``, is named by both, ``TIMEOUT/FLAG``; ``cue(cue)`` by its kind);
+- the keys, held for a while and released (``Keys``); the paddles (``press``); the time:
+  the tick plus an offset that ``skip`` moves on (time passing without waiting);
+- the board id, made once and kept in the flash folder (``unique_id``), as the chip's
+  unique id would be; the PC link's output, written to a stream (the pty) without ever
+  blocking: a line that does not fit is dropped, as USB CDC drops what no one reads.
+
+Seven-segment glyphs are ambiguous (0/O, 1/I, 2/Z, 5/S, C/[, H/X share their segments).
+``read`` chooses by the cells around: a word with a cell only a letter lights reads as
+letters (``STON``, not ``5T0N``), other runs as digits (``59:00``); the move cells without
+the MOVE word read a point first (``Q16``, ``S15``; a column I reads as 1), the move number
+and the small pairs as digits. Some readings stay wrong (``CN 1H`` reads ``CN IH``), so
+``shown(text)`` gives what ``text`` looks like once drawn and read back this way, and tests
+compare like with like.
+"""
+
+import os
+
+from firmware.clock import ticks
+from firmware.ui import face as F
+
+N = 19
+ID_FILE = "/unique_id"
+CALIBRATION = "/calibration.json"  # firmware/board.py's CALIBRATION
+
+# ---- the HT1621 pair -------------------------------------------------------------------------
+
+_ID_CMD = 4  # 100
+_ID_WRITE = 5  # 101
+
+
+class Ht1621:
+    """One emulated HT1621 controller: ``ram`` its 32 nibbles (bit k of ``ram[a]`` is COM k
+    of SEG a), ``on`` whether the LCD and its oscillator are on, ``frames`` the CS frames it
+    took, ``bad`` those it could not make sense of (a wrong ID, a frame cut mid-nibble)."""
+
+    def __init__(self):
+        self.ram = bytearray(F.RAM)
+        self.sys = False
+        self.lcd = False
+        self.commands = []  # every command byte, in order (the last 32)
+        self.frames = 0
+        self.bad = 0
+        self._n = -1  # bits of the frame so far; -1: CS high
+
+    @property
+    def on(self):
+        return self.sys and self.lcd
+
+    def begin(self):
+        """CS fell: a frame starts."""
+        self._n = 0
+        self._id = 0
+        self._acc = 0
+        self._k = 0
+
+    def clock(self, bit):
+        """WR rose with CS low: ``bit`` is latched."""
+        n = self._n
+        if n < 0:
+            return
+        self._n = n + 1
+        if n < 3:
+            self._id = self._id << 1 | bit
+            return
+        if self._id == _ID_CMD:
+            self._acc = self._acc << 1 | bit
+            self._k += 1
+            if self._k == 9:  # 8 bits of command and a don't-care bit
+                self._command(self._acc >> 1)
+                self._acc = 0
+                self._k = 0
+        elif self._id == _ID_WRITE:
+            if n < 9:  # the 6-bit address, most significant bit first
+                self._addr = (self._addr << 1 | bit) if n > 3 else bit
+                return
+            self._acc |= bit << self._k  # D0 (COM0) first
+            self._k += 1
+            if self._k == 4:
+                self.ram[self._addr] = self._acc
+                self._addr = (self._addr + 1) % F.RAM
+                self._acc = 0
+                self._k = 0
+
+    def end(self):
+        """CS rose: the frame ends (an unfinished nibble or command is lost)."""
+        if self._n >= 0:
+            self.frames += 1
+            if self._id not in (_ID_CMD, _ID_WRITE) or self._k:
+                self.bad += 1
+        self._n = -1
+
+    def _command(self, c):
+        self.commands.append(c)
+        if len(self.commands) > 32:
+            self.commands.pop(0)
+        if c == F.CMD_SYS_EN:
+            self.sys = True
+        elif c == F.CMD_SYS_DIS:
+            self.sys = False
+            self.lcd = False
+        elif c == F.CMD_LCD_ON:
+            self.lcd = True
+        elif c == F.CMD_LCD_OFF:
+            self.lcd = False
+
+
+class Bus:
+    """The lines of an HT1621 pair: WR and DATA shared, one CS per chip (``pin(role)``)."""
+
+    def __init__(self, chips):
+        self.chips = chips
+        self.cs = bytearray(b"\x01" * len(chips))
+        self.wr = 1
+        self.data = 0
+        self.slips = 0  # two CS low at once, or CS raised with WR low
+
+    def pin(self, role):
+        """A fake ``machine.Pin``: ``"wr"``, ``"data"`` or the index of a chip's CS."""
+        return Line(self, role)
+
+
+class Line:
+    """A fake output ``machine.Pin`` on a ``Bus``."""
+
+    def __init__(self, bus, role):
+        self.bus = bus
+        self.role = role
+        self.level = 1
+
+    def value(self, v=None):
+        if v is None:
+            return self.level
+        v = 1 if v else 0
+        self.level = v
+        bus = self.bus
+        role = self.role
+        if role == "wr":
+            if v and not bus.wr:  # the rising edge latches DATA
+                for i in range(len(bus.chips)):
+                    if not bus.cs[i]:
+                        bus.chips[i].clock(bus.data)
+            bus.wr = v
+        elif role == "data":
+            bus.data = v
+        else:
+            was = bus.cs[role]
+            bus.cs[role] = v
+            if was and not v:
+                for i in range(len(bus.cs)):
+                    if i != role and not bus.cs[i]:
+                        bus.slips += 1
+                bus.chips[role].begin()
+            elif v and not was:
+                if not bus.wr:
+                    bus.slips += 1
+                bus.chips[role].end()
+
+    def __call__(self, v=None):
+        return self.value(v)
+
+
+def make_faces(count=2, glass=F.GLASS):
+    """``count`` real ``HT1621Face`` drivers on one emulated bus: ``(bus, chips, faces)``."""
+    chips = [Ht1621() for _ in range(count)]
+    bus = Bus(chips)
+    wr = bus.pin("wr")
+    data = bus.pin("data")
+    faces = tuple(F.HT1621Face(bus.pin(i), wr, data, glass) for i in range(count))
+    return bus, chips, faces
+
+
+# ---- the glass, read back --------------------------------------------------------------------
+
+INDICATORS = ("RUN", "PAUSE", "FLAG", "ARB", "LOW", "COUNT")
+_BLANK = " "
+_UNKNOWN = "%"  # segments no character of the font lights
+
+
+def _readings():
+    # Segment bits -> (as a digit, as a letter): the font's characters, digits and letters
+    # preferred over symbols; H over X (X is the font's poor approximation), C over [.
+    digit = {}
+    letter = {}
+    for ch in "0123456789":
+        digit[F.FONT[ord(ch) - 32]] = ch
+    for ch in "ABCDEFGHIJKLMNOPQRSTUVWYZX":
+        bits = F.FONT[ord(ch) - 32]
+        if bits not in letter:
+            letter[bits] = ch
+    other = {}
+    for i in range(len(F.FONT)):
+        bits = F.FONT[i]
+        if bits and bits not in digit and bits not in letter and bits not in other:
+            other[bits] = chr(i + 32)
+    return digit, letter, other
+
+
+_DIGIT, _LETTER, _OTHER = _readings()
+
+
+_ONE = F.FONT[ord("1") - 32]  # 1 and I: a point's column is read as a letter but never I
+WORDS = 0  # how a run of cells is read: words and numbers (the big cells)
+POINT = 1  # ... a point if it can be one ("Q16", "S15"), else as WORDS (the move cells' text)
+NUMBER = 2  # ... digits wherever a digit reads (the move number, the seconds, what is left)
+
+
+def _word(cells, mode):
+    # A run of lit cells (segment bits) as text. A word with a cell that can only be a letter
+    # reads as letters (STON, not 5T0N), else as digits; in POINT mode a column letter and a
+    # row of 1 … 19 first (S15, not 515); in NUMBER mode digits wherever they read.
+    n = len(cells)
+    if mode == POINT and 2 <= n <= 3 and cells[0] in _LETTER and cells[0] != _ONE:
+        row = ""
+        for b in cells[1:]:
+            row += _DIGIT.get(b, "x")
+        if row.isdigit() and row[0] != "0" and int(row) <= 19:
+            return _LETTER[cells[0]] + row
+    letters = False
+    if mode != NUMBER:
+        for b in cells:
+            if b in _LETTER and b not in _DIGIT:
+                letters = True
+    out = ""
+    for b in cells:
+        if letters and b in _LETTER:
+            out += _LETTER[b]
+        elif b in _DIGIT:
+            out += _DIGIT[b]
+        elif b in _LETTER:
+            out += _LETTER[b]
+        else:
+            out += _UNKNOWN
+    return out
+
+
+def _cells(bits, marks=None, mode=WORDS):
+    # Cells (segment bits, 0 blank) as text, each followed by its mark ('.' or ':'); words
+    # are runs of alphanumeric cells with no blank, symbol or mark between them.
+    out = ""
+    run = []
+    for i in range(len(bits)):
+        b = bits[i]
+        mark = marks[i] if marks is not None else ""
+        if b and b not in _OTHER:
+            run.append(b)
+            if not mark:
+                continue
+        if run:
+            out += _word(run, mode)
+            run = []
+        if not b:
+            out += _BLANK
+        elif b in _OTHER:
+            out += _OTHER[b]
+        out += mark
+    if run:
+        out += _word(run, mode)
+    return out
+
+
+class Glass:
+    """What one face shows: ``big`` (the six big cells with their points and colons),
+    ``small`` (the three move cells), ``sec`` and ``left`` (the two small pairs), ``marks``
+    (the indicators lit: RUN … COUNT, and the words MOVE, SEC, LEFT), ``on``."""
+
+    def __init__(self, big="", small="", sec="", left="", marks=(), on=True):
+        self.big = big
+        self.small = small
+        self.sec = sec
+        self.left = left
+        self.marks = tuple(marks)
+        self.on = on
+
+    def line(self):
+        """One line of text, its parts two spaces apart: ``59:00  #1  RUN``, ``CAP  D4``,
+        ``0:30  #12  25s  3 left  RUN COUNT``."""
+        if not self.on:
+            return "(off)"
+        parts = []
+        if self.big:
+            parts.append(self.big)
+        if self.small:
+            parts.append("#" + self.small if "MOVE" in self.marks else self.small)
+        if self.sec:
+            parts.append(self.sec + ("s" if "SEC" in self.marks else ""))
+        if self.left:
+            parts.append(self.left + (" left" if "LEFT" in self.marks else ""))
+        lit = " ".join(m for m in INDICATORS if m in self.marks)
+        if lit:
+            parts.append(lit)
+        return "  ".join(parts)
+
+    def __str__(self):
+        return self.line()
+
+
+def read(ram, glass=F.GLASS, on=True):
+    """The ``Glass`` a RAM image (32 nibbles) shows through ``glass`` (face.py's map)."""
+
+    def lit(s):
+        code = glass[s]
+        return code != F.NONE and (ram[code >> 2] >> (code & 3)) & 1
+
+    def cell(c):
+        bits = 0
+        for k in range(7):
+            if lit(c * 8 + k):
+                bits |= 1 << k
+        return bits
+
+    bits = [cell(c) for c in range(F.MAIN_CELLS)]
+    marks = []
+    for c in range(F.MAIN_CELLS):
+        m = ""
+        if lit(c * 8 + 7):
+            m += "."
+        if c < F.MAIN_CELLS - 1 and lit(F.SEG_COLON + c):
+            m += ":"
+        marks.append(m)
+    big = _cells(bits, marks).strip()
+    names = INDICATORS + ("MOVE", "SEC", "LEFT")
+    shown = [names[k] for k in range(len(names)) if lit(F.IND_RUN + k)]
+    mode = NUMBER if "MOVE" in shown else POINT
+    small = _cells([cell(F.CELL_MOVE + k) for k in range(3)], None, mode).strip()
+    sec = _cells([cell(F.CELL_SEC + k) for k in range(2)], None, NUMBER).strip()
+    left = _cells([cell(F.CELL_LEFT + k) for k in range(2)], None, NUMBER).strip()
+    return Glass(big, small, sec, left, shown, on)
+
+
+_scratch = None
+
+
+def shown(text, small="", flags=0):
+    """What ``text`` (with ``small`` and ``flags`` as ``show_text`` takes them) reads as on
+    the glass, as ``read(...).line()`` gives it; ``text`` may also be a clock ``Face``."""
+    global _scratch
+    if _scratch is None:
+        _scratch = make_faces(1)
+    chip = _scratch[1][0]
+    drv = _scratch[2][0]
+    if hasattr(text, "length"):
+        drv.show(text)
+    else:
+        drv.show_text(text, small, flags)
+    return read(chip.ram).line()
+
+
+# ---- the buzzer ------------------------------------------------------------------------------
+
+CUE_KINDS = ("MARK", "MARK_LATE", "MINUTE_LEFT", "COUNT", "TIMEOUT", "PERIOD_LEFT", "FLAG")
+
+
+def _pattern_names():
+    # (pattern, name): the buzzer's own patterns (its module-level tuples of (hz, ms) steps),
+    # then the clock's cues by kind; one sound several kinds share is named by all of them.
+    from firmware.clock import cues
+    from firmware.ui import buzzer as bz
+
+    found = []
+    for name in dir(bz):
+        v = getattr(bz, name)
+        if name.startswith("_") or not isinstance(v, tuple) or not v:
+            continue
+        ok = True
+        for step in v:
+            if not (isinstance(step, tuple) and len(step) == 2):
+                ok = False
+        if ok:
+            found.append((v, name))
+    for name in CUE_KINDS:
+        found.append((cues.pattern(getattr(cues, name) << 8), name))
+    out = []
+    for pattern, name in found:
+        for i in range(len(out)):
+            if out[i][0] == pattern:
+                out[i] = (pattern, out[i][1] + "/" + name)
+                break
+        else:
+            out.append((pattern, name))
+    return out
+
+
+_NAMES = None
+
+
+def pattern_name(pattern):
+    """The name of a buzzer pattern: ``REFUSE``, ``MARK``, ``TIMEOUT/FLAG`` (one sound), or
+    ``?`` and its steps for one nobody named."""
+    global _NAMES
+    if _NAMES is None:
+        _NAMES = _pattern_names()
+    for p, name in _NAMES:
+        if p == pattern:
+            return name
+    return "?" + ",".join("%dx%d" % step for step in pattern)
+
+
+class Pwm:
+    """A fake ``machine.PWM``: the tone now (``hz``, ``duty``; duty 0 is silence)."""
+
+    def __init__(self):
+        self.hz = 0
+        self.duty = 0
+
+    def freq(self, hz=None):
+        if hz is None:
+            return self.hz
+        self.hz = hz
+
+    def duty_u16(self, d=None):
+        if d is None:
+            return self.duty
+        self.duty = d
+
+
+def make_buzzer():
+    """The real ``Buzzer`` on a fake PWM, keeping in ``heard`` the name of each pattern it
+    plays (nothing at volume 0: the board plays nothing then)."""
+    from firmware.ui.buzzer import Buzzer
+
+    class Heard(Buzzer):
+        def __init__(self, pwm):
+            Buzzer.__init__(self, pwm)
+            self.heard = []
+
+        def play(self, pattern, now):
+            ms = Buzzer.play(self, pattern, now)
+            if ms >= 0:
+                self._heard(pattern_name(pattern))
+            return ms
+
+        def cue(self, cue, now):
+            # A clock cue by its kind: named exactly, where its sound alone may be shared.
+            from firmware.clock import cues
+
+            ms = Buzzer.play(self, cues.pattern(cue), now)
+            k = cues.kind(cue)
+            if ms >= 0:
+                self._heard(CUE_KINDS[k - 1] if 0 < k <= len(CUE_KINDS) else "?")
+            return ms
+
+        def _heard(self, name):
+            self.heard.append(name)
+            if len(self.heard) > 100:  # nobody listening: keep the last ones
+                self.heard.pop(0)
+
+        def take(self):
+            """The names heard since the last call."""
+            out = self.heard
+            self.heard = []
+            return out
+
+    return Heard(Pwm())
+
+
+# ---- keys, flash, the board ------------------------------------------------------------------
+
+
+class Keys:
+    """The soft keys' levels (firmware/ui/buttons.py's bits): ``hold(bits, ms)`` presses them
+    for ``ms`` of the board's time, then they are released."""
+
+    def __init__(self, now):
+        self.now = now
+        self.levels = 0
+        self.until = 0
+
+    def hold(self, bits, ms):
+        self.levels = bits
+        self.until = ticks.add(self.now(), ms)
+
+    def __call__(self):
+        if self.levels and ticks.diff(self.now(), self.until) >= 0:
+            self.levels = 0
+        return self.levels
+
+
+def _exists(path):
+    try:
+        os.stat(path)
+    except OSError:
+        return False
+    return True
+
+
+def calibrate(grid, passes=6):
+    """Calibrate ``grid`` by the real procedure (firmware/sensing/calibration.py): scans of
+    the empty board, then of the two checkerboard passes; the grid is left empty. Returns
+    the ``Calibration``."""
+    from firmware.hal.sim import checkerboard
+    from firmware.sensing.calibration import Calibrator
+
+    frame = grid.new_frame()
+    cal = Calibrator(grid.n)
+    for add, phase in ((cal.add_empty, None), (cal.add_pass_a, 0), (cal.add_pass_b, 1)):
+        if phase is not None:
+            checkerboard(grid, phase)
+        for _ in range(passes):
+            add(grid.scan(frame))
+    grid.clear()
+    return cal.finish()
+
+
+def board_id(root):
+    """The board's id, made once (random) and kept in ``root/unique_id``: ``v`` and 15 hex
+    digits, as the chip's unique id would be."""
+    import binascii
+
+    from firmware.store.journal import read_file, write_atomic
+
+    path = root + ID_FILE
+    data = read_file(path)
+    if data:
+        text = data.decode().strip()
+        if text:
+            return text
+    text = "v" + binascii.hexlify(os.urandom(8)).decode()[:15]
+    write_atomic(path, text.encode())
+    return text
+
+
+class Hardware:
+    """The virtual board's parts, as ``firmware/board.py`` takes them (see there), and the
+    hands that work them: ``press(side)``, ``keys.hold(bits, ms)``, ``skip(ms)``,
+    ``scanner.put``/``lift``/``slide``; and the eyes and ears: ``glass(k)``,
+    ``buzzer.take()``."""
+
+    def __init__(self, root, link=None, seed=1):
+        import json
+
+        from firmware.hal.sim import SimGrid
+        from firmware.store.journal import write_atomic
+
+        if not _exists(root):
+            os.mkdir(root)
+        self.root = root
+        self.offset = 0  # ms that ``skip`` let pass
+        self.now = self._now
+        self.scanner = SimGrid(N, seed=seed)
+        self.calibrated = False  # True when this start calibrated the grid
+        if not _exists(root + CALIBRATION):
+            cal = calibrate(self.scanner)
+            write_atomic(root + CALIBRATION, json.dumps(cal.to_dict()).encode())
+            self.calibrated = True
+        self.bus, self.chips, self.faces = make_faces(2)  # Black's face, then White's
+        for f in self.faces:
+            f.start()
+        self.buzzer = make_buzzer()
+        self.keys = Keys(self.now)
+        self.board_id = board_id(root)
+        self.set_rtc = None
+        self.link = link
+        self.link_out = self._link_out
+        self.dropped = 0  # reply bytes the link could not take
+        self._cut = False  # a line went out in part: the next one starts on a new line
+        self.hit = None
+
+    def _now(self):
+        return ticks.add(ticks.now_ms(), self.offset)
+
+    def skip(self, ms):
+        """Let ``ms`` of the board's time pass at once."""
+        self.offset = (self.offset + ms) & ticks.MASK  # ticks wrap: so may the offset
+
+    def attach_paddles(self, hit):
+        self.hit = hit
+
+    def press(self, side):
+        """A paddle pressed (1 Black's, 2 White's): as its IRQ, the tick into the app."""
+        if self.hit is not None:
+            self.hit(side, self.now())
+
+    def glass(self, k):
+        """What face ``k`` (0 Black's, 1 White's) shows: a ``Glass``."""
+        chip = self.chips[k]
+        return read(chip.ram, self.faces[k].glass, chip.on)
+
+    def _link_out(self, data):
+        # Never blocks (the link is non-blocking): what does not fit is dropped, and a line
+        # cut short is ended before the next, so the host reads one bad line, not two.
+        link = self.link
+        if link is None:
+            return
+        if self._cut:
+            data = b"\n" + data
+        try:
+            n = link.write(data)
+        except OSError:
+            n = 0
+        if n is None:
+            n = 0
+        if n < len(data):
+            self.dropped += len(data) - n
+            self._cut = n > 0 or self._cut
+        else:
+            self._cut = False
+        try:
+            link.flush()
+        except (AttributeError, OSError):
+            pass
+
+
+def make_hardware(root, link=None, seed=1):
+    """The virtual board's hardware (``Hardware``) with its flash in the folder ``root`` and
+    its PC link written to ``link``: the one factory of this HAL."""
+    return Hardware(root, link, seed)

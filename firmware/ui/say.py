@@ -1,0 +1,162 @@
+"""What the board says: the faces' words for the referee's incidents, the count and results.
+
+Start reading at ``incident``. The reference faces are seven-segment glass (firmware/ui/face.py):
+six big cells for a word, three small cells (the move number's) for a point such as ``Q16``.
+So each incident kind has a word of at most six cells, chosen to read on segments (K, M, V,
+W and X are poor there, so no word leans on them), the first point of the incident in the
+small cells, and a longer English line that the OLED face has room for. The buzzer pattern
+tells a fault (``buzzer.REFUSE``: the player must act) from news (``buzzer.KEY``: a pass, the
+board restored, the count). Chinese words stay in the log (firmware/referee/incidents.py) and
+on the PC: the faces have no glyphs for them.
+
+Nothing here runs on the clock's path: an incident is rare, and these build small strings.
+"""
+
+from micropython import const
+
+from firmware.referee import incidents as inc
+from firmware.rules.coords import GO_COLUMNS, GOMOKU_COLUMNS
+from firmware.ui import buzzer
+
+# Whose face shows an incident: the player to move, the other one, or both.
+MOVER = const(1)
+OTHER = const(2)
+BOTH = const(3)
+
+# kind: (word for six big cells, whose face, fault?, words for a display with room)
+_SAY = {
+    inc.MOVE: ("", MOVER, False, ""),
+    inc.PASS: ("PASS", BOTH, False, "a pass"),
+    inc.CAPTURES_LEFT: ("CAP", MOVER, True, "take the captured stones off"),
+    inc.ILLEGAL: ("ILLEGL", MOVER, True, "not a legal point"),
+    inc.WRONG_COLOUR: ("COLOR", MOVER, True, "wrong colour"),
+    inc.TWO_MOVES: ("2 STON", MOVER, True, "two stones: take one back"),
+    inc.MOVED_NEW: ("PUTBAC", MOVER, True, "the first point counts: put it back"),
+    inc.MOVED_OLD: ("MOVED", BOTH, True, "a stone was moved: put it back"),
+    inc.MISSING: ("GONE", BOTH, True, "stones missing: put them back"),
+    inc.EXTRA: ("EXTRA", BOTH, True, "extra stones: take them off"),
+    inc.SCATTERED: ("FIX", BOTH, True, "the board is disturbed: restore it"),
+    inc.RESTORED: ("OK", BOTH, False, "the board is restored"),
+    inc.NO_STONE: ("NO STN", MOVER, True, "no stone: put one down first"),
+    inc.UNSEEN: ("CHECK", MOVER, True, "a point the board cannot see"),
+    inc.OFFERS: ("OFFERS", BOTH, False, "White: keep one offer"),
+    inc.KEPT: ("KEPT", BOTH, False, "the offer White kept"),
+    inc.COUNT: ("COUNT", BOTH, False, "the count"),
+    inc.UNDO: ("UNDO", BOTH, False, "the arbiter took a move back"),
+    inc.PRESS_FIRST: ("LATE", OTHER, True, "pressed before the stone: the arbiter decides"),
+    inc.DISPUTE: ("PLAY ON", BOTH, False, "disputed: put the stones back, play on"),
+    inc.SWAP: ("SWAP", BOTH, False, "White takes Black (swap)"),
+    inc.FOUL: ("FOUL", BOTH, True, "Black's forbidden move: White may claim"),
+    inc.CLAIM: ("CLAIM", BOTH, False, "a claim"),
+    inc.FALSE_CLAIM: ("NO CLM", BOTH, True, "nothing to claim"),
+    inc.NOT_CLEAR: ("CLEAR", BOTH, True, "clear the board to start"),
+}
+
+# Go's reasons for an illegal point (go_board: OFF_BOARD 1, OCCUPIED 2, KO 3, SUICIDE 4,
+# SUPERKO 5): the word the player needs instead of "illegal".
+_GO_ILLEGAL = ("ILLEGL", "OFF", "TAKEN", "KO", "SUICID", "REPEAT")
+_GO_ILLEGAL_MORE = (
+    "not a legal point",
+    "off the board",
+    "the point is taken",
+    "ko: play elsewhere first",
+    "suicide is not allowed",
+    "the position repeats",
+)
+
+
+def kinds():
+    """Every incident kind the board has words for (all of incidents.py's)."""
+    return sorted(_SAY)
+
+
+def is_fault(kind):
+    """True when the incident asks the player to act (the refuse pattern sounds)."""
+    return _SAY.get(kind, ("", BOTH, True, ""))[2]
+
+
+def face_of(kind):
+    """MOVER, OTHER or BOTH: whose face shows the incident."""
+    return _SAY.get(kind, ("", BOTH, True, ""))[1]
+
+
+def pattern(kind):
+    """The buzzer pattern of an incident kind."""
+    return buzzer.REFUSE if is_fault(kind) else buzzer.KEY
+
+
+def point_name(p, n, gomoku):
+    """A point of the game (frame index ``y * n + x`` of its own n×n board) as the players
+    name it: Go's columns skip I, Gomoku's do not (002 第一条1)."""
+    columns = GOMOKU_COLUMNS if gomoku else GO_COLUMNS
+    return columns[p % n] + str(p // n + 1)
+
+
+def incident(kind, points, detail, n, gomoku):
+    """``(word, small, more)`` for the faces: the word in the big cells, the first point (or
+    a count) in the small ones, a longer line for a display with room."""
+    word, _, _, more = _SAY.get(kind, ("?", BOTH, True, "incident %d" % kind))
+    if kind == inc.ILLEGAL and not gomoku and isinstance(detail, int) and 0 < detail < 6:
+        word = _GO_ILLEGAL[detail]
+        more = _GO_ILLEGAL_MORE[detail]
+    small = ""
+    if kind == inc.OFFERS or kind == inc.NOT_CLEAR:
+        small = str(len(points)) if points else ""
+    elif points:
+        small = point_name(points[0], n, gomoku)
+        if len(points) > 1:
+            more += " (%d points)" % len(points)
+        if kind == inc.MOVED_NEW:  # the first point, where the stone must go back
+            more = "put it back on " + small
+    return word, small, more
+
+
+def margin_text(margin4):
+    """The count's result both ways (000 第九条): ``("B+3.5", "B 1.75")`` — SGF style in
+    points, then Chinese style in stones (黑胜1¾子 = ``B 1.75``); ("0", "0") for a draw."""
+    if margin4 == 0:
+        return "DRAW", "DRAW"
+    side = "B" if margin4 > 0 else "W"
+    q = margin4 if margin4 > 0 else -margin4  # quarter stones = half points
+    points = "%s+%d" % (side, q // 2) + (".5" if q % 2 else "")
+    stones = "%s %d" % (side, q // 4) + ("", ".25", ".5", ".75")[q % 4]
+    return points, stones
+
+
+def stones_words(margin4):
+    """黑胜1¾子 in words for a display with room: "B wins by 1 3/4 stones"."""
+    if margin4 == 0:
+        return "a draw"
+    side = "B" if margin4 > 0 else "W"
+    q = margin4 if margin4 > 0 else -margin4
+    frac = ("", " 1/4", " 1/2", " 3/4")[q % 4]
+    return "%s wins by %d%s stones" % (side, q // 4, frac)
+
+
+def result_word(result):
+    """A result as the big cells show it: "B+R", "W+T", "B+3.5", "DRAW"; Gomoku's words
+    (``B+ (five)``, ``W+F (double-three)``) shortened to ``B+5``, ``W+F``."""
+    if not result:
+        return ""
+    if result.startswith("Draw") or result == "0":
+        return "DRAW"
+    if result.startswith("Void"):
+        return "VOID"
+    head = result.split(" ")[0]
+    if "(five)" in result:
+        return head + "5"
+    return head[:6]
+
+
+_FOUL_SMALL = {"double-three": "33", "double-four": "44", "overline": "6"}
+
+
+def result_small(result):
+    """The small cells under a result: Gomoku's foul ("33", "44", "6" for an overline)."""
+    return _FOUL_SMALL.get(result_more(result), "")
+
+
+def result_more(result):
+    """The rest of a result for a display with room ("double-three", "five")."""
+    i = result.find("(")
+    return result[i + 1 : -1] if i >= 0 else ""

@@ -1,0 +1,341 @@
+"""The virtual board: the whole board on a PC, wired as the device is, its link on a pty.
+
+    micropython -m firmware.virtual FLASH_DIR --link-fd N [--seed S]
+
+``FLASH_DIR`` plays the board's flash (settings, calibration, secret, the journal, the
+board's id: firmware/board.py); ``N`` an inherited file descriptor, the master side of a
+pseudo-terminal, where the PC link is served as on the USB serial; ``S`` the simulated
+grid's seed (the same grid at every start). ``host_tools/sim.py`` (``make sim``,
+``tengen sim``) makes the pty and the folder and starts this; it runs on the MicroPython unix
+port, and imports on CPython.
+
+Start reading at ``main``. The board is ``firmware/board.py``'s ``build`` on the virtual
+hardware (``firmware/hal/virtual.py``); under asyncio run the app's tasks, the link
+(``firmware.link.server.serve``) and the hands: command lines read from stdin without
+blocking, the same as ``firmware/simulator.py``'s. Points are the physical grid's, 19×19
+with Go's columns (A–T, no I); a smaller game sits in its middle (Go 9×9's E5 is K10).
+
+    put D4 b [dx dy]   put a stone down (dx, dy: off the point, in hundredths of a pitch)
+    lift D4            take a stone off
+    slide D4 E4        slide a stone from one point to the next
+    press b            Black's paddle (w: White's); a press with no new stone is a pass
+    key mode [long]    a soft key: pause, mode, plus, minus, or a chord (pause+mode)
+    wait 1500          let 1.5 s pass (real time: the board goes on meanwhile)
+    skip 60000         let a minute of the board's time pass at once, without waiting
+    show               print every line below again
+    echo WORDS         print ``echo WORDS`` when the commands before it are done
+    quit
+
+Each command takes as long as a hand would (a stone 0.3 s, a key 0.25 s or 1 s when long),
+so a script of commands plays like a person. What comes out on stdout, one line per change
+a player could see or hear:
+
+    ready BOARD_ID     the board is up
+    face B TEXT        Black's face as its glass shows it (``face W``: White's)
+    buzz NAME          a buzzer pattern (KEY, REFUSE, CONFIRM, MARK, TIMEOUT/FLAG, ...)
+    board ROWS         the stones really on the grid: 361 of ``.XO``, row 19 first, each
+                       row from A to T
+    game KIND SIZE     the game the board is set for
+    ? WHAT             a command the board could not take (it goes on)
+    bye WHY            the end: quit, eof (stdin closed), maintenance (the link's request)
+
+The board stops on ``quit``, at the end of stdin, or on the link's ``maintenance``, with
+nothing to save: the journal holds every move. Killed, it starts again on the same folder
+with the unfinished game paused and its stones where they were (stones do not move when
+the power goes).
+"""
+
+import sys
+
+from firmware.hal import virtual as V
+from firmware.rules.coords import GO_COLUMNS, parse_vertex
+
+N = V.N
+PUT_MS = 300  # a stone put down, lifted: the hand's time, and the sensing's debounce
+PRESS_MS = 150
+KEY_MS = 100  # a key held, then released
+LONG_MS = 900  # a long press (buttons.py: 800 ms)
+GAP_MS = 150  # after a key: the next is another press
+SLIDE_STEPS = 4
+SLIDE_STEP_MS = 60
+SKIP_STEPS = 40  # a skip is taken in at most this many steps, the app running between
+REPORT_MS = 40
+FIRST_REPORT_MS = 150
+
+
+def _sleep_ms(ms):
+    import asyncio
+
+    sleep_ms = getattr(asyncio, "sleep_ms", None)  # MicroPython's; CPython has sleep
+    return sleep_ms(ms) if sleep_ms is not None else asyncio.sleep(ms / 1000)
+
+
+def _key_bits(name):
+    from firmware.ui import buttons as btn
+
+    bits = 0
+    for k in name.lower().split("+"):
+        b = {"pause": btn.PAUSE, "mode": btn.MODE, "plus": btn.PLUS, "minus": btn.MINUS}.get(k)
+        if b is None:
+            raise ValueError("keys are pause, mode, plus, minus (a+b for a chord)")
+        bits |= b
+    return bits
+
+
+def _side(word):
+    w = word.lower()
+    if w in ("b", "black"):
+        return 1
+    if w in ("w", "white"):
+        return 2
+    raise ValueError("b or w")
+
+
+class VirtualBoard:
+    """The board built on ``hw`` (``firmware/hal/virtual.py``), its hands (``command``) and
+    what it shows (``report``), written by ``out(line)``."""
+
+    def __init__(self, hw, out):
+        from firmware import board
+
+        self.hw = hw
+        self.out = out
+        self.app, self.server = board.build(hw)
+        self.grid = hw.scanner
+        self.seen = {}  # what each line last said
+        self._restore_stones()
+
+    def _restore_stones(self):
+        # A game resumed after the power went: its stones are still on the board.
+        m = self.app.match
+        b = m.game.board
+        n = b.size
+        off = (N - n) // 2
+        for y in range(n):
+            for x in range(n):
+                c = b.color_at(x, y)
+                if c:
+                    self.grid.put(x + off, y + off, c)
+
+    # ---- what the board shows ----------------------------------------------------------------
+
+    def lines(self):
+        """``(key, line)`` of everything a player sees now."""
+        hw = self.hw
+        out = [
+            ("face B", ("face B " + hw.glass(0).line()).rstrip()),
+            ("face W", ("face W " + hw.glass(1).line()).rstrip()),
+        ]
+        m = self.app.match
+        out.append(("game", "game %s %d" % (m.settings.get("game", "go"), m.game.board.size)))
+        truth = self.grid.truth()
+        rows = []
+        for y in range(N - 1, -1, -1):
+            for x in range(N):
+                rows.append(".XO"[truth[y * N + x]])
+        out.append(("board", "board " + "".join(rows)))
+        return out
+
+    def report(self, force=False):
+        """Write the lines that changed (all with ``force``), then what the buzzer played."""
+        for key, line in self.lines():
+            if force or self.seen.get(key) != line:
+                self.seen[key] = line
+                self.out(line)
+        for name in self.hw.buzzer.take():
+            self.out("buzz " + name)
+
+    async def observe(self):
+        await _sleep_ms(FIRST_REPORT_MS)  # the app's first pass has drawn the faces
+        while True:
+            try:
+                self.report()
+            except Exception as e:  # the view must never stop the board
+                self.out("? report: %r" % e)
+            await _sleep_ms(REPORT_MS)
+
+    # ---- the hands --------------------------------------------------------------------------
+
+    async def command(self, line):
+        """Carry out one command line, taking the time it takes; False after ``quit``."""
+        words = line.split()
+        if not words:
+            return True
+        cmd = words[0].lower()
+        try:
+            return await self._command(cmd, words)
+        except IndexError:
+            self.out("? %s: a word is missing" % line.strip())
+        except (ValueError, KeyError) as e:
+            self.out("? %s: %s" % (line.strip(), e))
+        except Exception as e:  # a bad command never stops the board
+            self.out("? %s: %r" % (line.strip(), e))
+        return True
+
+    async def _command(self, cmd, words):
+        hw = self.hw
+        grid = self.grid
+        if cmd == "quit":
+            return False
+        if cmd == "put":
+            x, y = parse_vertex(words[1], N, GO_COLUMNS)
+            c = _side(words[2])
+            dx = int(words[3]) / 100 if len(words) > 3 else 0.0
+            dy = int(words[4]) / 100 if len(words) > 4 else 0.0
+            grid.put(x, y, c, dx=dx, dy=dy)
+            await _sleep_ms(PUT_MS)
+        elif cmd == "lift":
+            x, y = parse_vertex(words[1], N, GO_COLUMNS)
+            grid.lift(x, y)
+            await _sleep_ms(PUT_MS)
+        elif cmd == "slide":
+            a = parse_vertex(words[1], N, GO_COLUMNS)
+            b = parse_vertex(words[2], N, GO_COLUMNS)
+            for _ in grid.slide((a, b), SLIDE_STEPS):
+                await _sleep_ms(SLIDE_STEP_MS)
+            await _sleep_ms(PUT_MS)
+        elif cmd == "press":
+            hw.press(_side(words[1]))
+            await _sleep_ms(PRESS_MS)
+        elif cmd == "key":
+            bits = _key_bits(words[1])
+            ms = LONG_MS if len(words) > 2 and words[2].lower() == "long" else KEY_MS
+            hw.keys.hold(bits, ms)
+            await _sleep_ms(ms + GAP_MS)
+        elif cmd == "wait":
+            await _sleep_ms(int(words[1]))
+        elif cmd == "skip":
+            ms = int(words[1])
+            if ms < 0:
+                raise ValueError("time does not go back")
+            step = max(1000, ms // SKIP_STEPS)
+            while ms > 0:  # in steps, so the app sees the time go by (and each cue due)
+                d = min(step, ms)
+                hw.skip(d)
+                ms -= d
+                await _sleep_ms(25)
+        elif cmd == "show":
+            self.report(force=True)
+        elif cmd == "echo":
+            self.report()
+            self.out(" ".join(words))
+        else:
+            self.out(
+                "? unknown command: %s (put lift slide press key wait skip show echo quit)" % cmd
+            )
+        return True
+
+    async def control(self, inp):
+        """Command lines from ``inp`` (stdin), read without blocking the board, until
+        ``quit``, the end of ``inp`` or the link's ``maintenance``: the reason."""
+        import select
+
+        stream = getattr(inp, "buffer", inp)
+        poller = select.poll()
+        poller.register(inp, select.POLLIN)
+        buf = b""
+        await _sleep_ms(FIRST_REPORT_MS)  # the hands wait for the faces to light up
+        while not self.server.maintenance:
+            eof = False
+            k = 0
+            while k < 512:
+                ready = poller.poll(0)
+                if not ready or not ready[0][1] & (select.POLLIN | select.POLLHUP):
+                    break
+                b = stream.read(1)
+                if not b:
+                    eof = b is not None  # None: nothing after all (non-blocking)
+                    break
+                buf += b
+                k += 1
+                if b == b"\n":
+                    break
+            while b"\n" in buf:
+                i = buf.index(b"\n")
+                line = buf[:i].decode()
+                buf = buf[i + 1 :]
+                if not await self.command(line):
+                    return "quit"
+                if self.server.maintenance:
+                    return "maintenance"
+            if eof:
+                if buf.strip() and not await self.command(buf.decode()):
+                    return "quit"
+                return "eof"
+            await _sleep_ms(20)
+        return "maintenance"
+
+
+async def run(vb, link, inp):
+    """The board's tasks (the app, the link, the report) and the hands, until the hands
+    stop: the reason (``VirtualBoard.control``)."""
+    import asyncio
+
+    from firmware.link.server import serve
+
+    tasks = [asyncio.create_task(vb.app.run()), asyncio.create_task(vb.observe())]
+    if link is not None:  # without one: the hands alone (a quick look, the tests)
+        tasks.append(asyncio.create_task(serve(vb.server, link)))
+    try:
+        why = await vb.control(inp)
+    finally:
+        for t in tasks:
+            t.cancel()
+    vb.report()
+    return why
+
+
+def _write_line(line):
+    out = sys.stdout
+    out.write(line + "\n")
+    try:
+        out.flush()
+    except AttributeError:
+        pass
+
+
+def _args(argv):
+    # FLASH_DIR --link-fd N [--seed S]
+    root = None
+    fd = None
+    seed = 1
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--link-fd":
+            fd = int(argv[i + 1])
+            i += 1
+        elif a == "--seed":
+            seed = int(argv[i + 1])
+            i += 1
+        elif root is None and not a.startswith("-"):
+            root = a
+        else:
+            raise ValueError("unknown argument: " + a)
+        i += 1
+    if root is None:
+        raise ValueError("usage: micropython -m firmware.virtual FLASH_DIR --link-fd N [--seed S]")
+    while len(root) > 1 and root.endswith("/"):
+        root = root[:-1]
+    return root, fd, seed
+
+
+def main(argv):
+    import asyncio
+
+    try:
+        root, fd, seed = _args(argv)
+    except (ValueError, IndexError) as e:
+        _write_line("? %s" % e)
+        return 2
+    link = open(fd, "r+b") if fd is not None else None
+    hw = V.make_hardware(root, link, seed)
+    vb = VirtualBoard(hw, _write_line)
+    _write_line("ready " + hw.board_id)
+    why = asyncio.run(run(vb, link, sys.stdin))
+    _write_line("bye " + why)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,187 @@
+"""A board on the test bench: the real ``App`` on the simulated grid with its faces and buzzer
+recorded, driven as the players drive it (stones, paddles, keys, time), on both runtimes.
+
+``Rig(settings)`` builds it; ``put``/``lift`` move stones on the grid, ``press`` a paddle,
+``key``/``chord`` the soft keys (held as long as a finger would), ``run(ms)`` lets time pass
+(the app's pass every 20 ms, as its clock task). ``seen(side)`` is what that face shows now,
+``heard()`` the sounds since the last call, by name.
+"""
+
+from firmware.app import App
+from firmware.clock import cues
+from firmware.clock.clock import BLACK, WHITE
+from firmware.match import Match
+from firmware.rules.coords import GO_COLUMNS, GOMOKU_COLUMNS, parse_vertex
+from firmware.sensing.grid import Sensing
+from firmware.ui import buttons as btn
+from firmware.ui import buzzer as bz
+from firmware.ui.arbiter import Arbiter
+
+N = 19
+STEP = 20
+
+
+def sound_name(pattern):
+    """The name of a buzzer pattern: the buzzer's own, or the clock cue it is."""
+    for name in ("KEY", "REFUSE", "CONFIRM"):
+        if pattern == getattr(bz, name):
+            return name
+    kinds = ("", "MARK", "MARK_LATE", "MINUTE_LEFT", "COUNT", "TIMEOUT", "PERIOD_LEFT", "FLAG")
+    for k in range(1, len(kinds)):
+        if pattern == cues.pattern(k << 8):
+            return kinds[k]
+    return "?"
+
+
+class Face:
+    """A face driver that keeps what it was last asked to draw, as one line of text."""
+
+    def __init__(self):
+        self.text = ""
+        self.texts = []  # every distinct text line drawn (show_text), in order
+
+    def show(self, face):
+        t = bytes(face.text[: face.length]).decode()
+        self.text = "%s #%d" % (t, face.move_no)
+        if face.flags & 8:
+            self.text += " ARB"
+        if face.flags & 2:
+            self.text += " PAUSE"
+        if face.flags & 4:
+            self.text += " FLAG"
+
+    def show_text(self, line, small="", flags=0, more=""):
+        t = line if isinstance(line, str) else line.decode()
+        if small:
+            t += " " + (small if isinstance(small, str) else small.decode())
+        if flags & 8:
+            t += " ARB"
+        self.text = t
+        if not self.texts or self.texts[-1] != t:
+            self.texts.append(t)
+
+
+class Buzzer:
+    """A buzzer that keeps the names of what it played."""
+
+    def __init__(self):
+        self.played = []
+
+    def play(self, pattern, now):
+        if pattern:
+            self.played.append(sound_name(pattern))
+
+    def step(self, now):
+        pass
+
+    def set_volume(self, v):
+        pass
+
+
+_GRIDS = {}
+
+
+def grid_for(seed):
+    """A calibrated simulated grid (made once per seed: the calibration takes a while)."""
+    from firmware.simulator import calibrated
+
+    if seed not in _GRIDS:
+        _GRIDS[seed] = calibrated(seed)
+    grid, frame, cal = _GRIDS[seed]
+    grid.clear()
+    return grid, cal
+
+
+class Rig:
+    """The app, its recorded faces and buzzer, a simulated grid, and the time."""
+
+    def __init__(self, settings, journal=None, seed=9, pin="1234", match=None):
+        self.grid, cal = grid_for(seed)
+        self.sensing = Sensing(N, cal)
+        settings = dict(settings)
+        settings.setdefault("pin", pin)
+        if match is None:
+            match = Match(settings, self.sensing, journal)
+        self.faces = (Face(), Face())
+        self.buzzer = Buzzer()
+        self.levels = 0
+        self.now = 0
+        self.journal = journal
+        self.app = App(
+            self.grid,
+            match,
+            faces=self.faces,
+            buzzer=self.buzzer,
+            journal=journal,
+            now=lambda: self.now,
+            keys=lambda: self.levels,
+            arbiter=Arbiter(settings["pin"]),
+            settings=settings,
+        )
+        self.heard_at = 0
+        self.run(200)
+
+    @property
+    def match(self):
+        return self.app.match
+
+    # ---- the players' hands -----------------------------------------------------------------
+
+    def _xy(self, v):
+        # A vertex of the game (Go's columns skip I, Gomoku's do not) on the grid, where a
+        # smaller game sits in the middle.
+        g = self.match.game
+        n = g.board.size
+        x, y = parse_vertex(v, n, GO_COLUMNS if hasattr(g, "captures") else GOMOKU_COLUMNS)
+        return x + (N - n) // 2, y + (N - n) // 2
+
+    def put(self, v, colour, ms=200):
+        x, y = self._xy(v)
+        self.grid.put(x, y, BLACK if colour[0] in "bB" else WHITE)
+        self.run(ms)
+
+    def lift(self, v, ms=200):
+        x, y = self._xy(v)
+        self.grid.lift(x, y)
+        self.run(ms)
+
+    def press(self, colour, ms=100):
+        self.app.paddles.hit(BLACK if colour[0] in "bB" else WHITE, self.now + 1)
+        self.run(ms)
+
+    def key(self, name, long=False):
+        self.levels = _bits(name)
+        self.run(900 if long else 100)
+        self.levels = 0
+        self.run(100)
+
+    def pin(self, digits):
+        """The arbiter's chord, then the PIN digit by digit (+ to the digit, MODE to take it)."""
+        self.key("pause+mode")
+        for d in digits:
+            for _ in range(int(d)):
+                self.key("plus")
+            self.key("mode")
+
+    def run(self, ms):
+        end = self.now + ms
+        while self.now < end:
+            self.now += STEP
+            self.app.step(self.now)
+
+    # ---- what the players see and hear --------------------------------------------------------
+
+    def seen(self, colour):
+        return self.faces[0 if colour[0] in "bB" else 1].text
+
+    def heard(self):
+        out = self.buzzer.played[self.heard_at :]
+        self.heard_at = len(self.buzzer.played)
+        return out
+
+
+def _bits(name):
+    bits = 0
+    for k in name.split("+"):
+        bits |= {"pause": btn.PAUSE, "mode": btn.MODE, "plus": btn.PLUS, "minus": btn.MINUS}[k]
+    return bits
