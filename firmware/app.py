@@ -544,19 +544,11 @@ class App:
         self.listen(now)
 
     async def _every(self, ms, job):
-        import asyncio
-
-        sleep_ms = getattr(asyncio, "sleep_ms", None)
         while True:
             self.guard(job, self.now())
-            if sleep_ms is not None:
-                await sleep_ms(ms)
-            else:
-                await asyncio.sleep(ms / 1000)
+            await ticks.sleep_ms(ms)
 
     async def _scan_loop(self, ms):
-        import asyncio
-
         scan_async = getattr(self.scanner, "scan_async", None)
         while True:
             try:
@@ -564,11 +556,11 @@ class App:
                     await scan_async(self.frame)  # the DMA fills it; other tasks run
                 else:
                     self.scanner.scan(self.frame)
-                    await asyncio.sleep(ms / 1000)
+                    await ticks.sleep_ms(ms)
                 self.take_frame(self.now())
             except Exception as e:
                 self.fault("scan", e)
-                await asyncio.sleep(ms / 1000)
+                await ticks.sleep_ms(ms)
 
     def guard(self, job, now):
         """``job(now)``, with any exception logged and survived."""

@@ -47,6 +47,7 @@ the power goes).
 
 import sys
 
+from firmware.clock import ticks
 from firmware.hal import virtual as V
 from firmware.rules.coords import GO_COLUMNS, parse_vertex
 
@@ -61,13 +62,6 @@ SLIDE_STEP_MS = 60
 SKIP_STEPS = 40  # a skip is taken in at most this many steps, the app running between
 REPORT_MS = 40
 FIRST_REPORT_MS = 150
-
-
-def _sleep_ms(ms):
-    import asyncio
-
-    sleep_ms = getattr(asyncio, "sleep_ms", None)  # MicroPython's; CPython has sleep
-    return sleep_ms(ms) if sleep_ms is not None else asyncio.sleep(ms / 1000)
 
 
 def _key_bits(name):
@@ -146,13 +140,13 @@ class VirtualBoard:
             self.out("buzz " + name)
 
     async def observe(self):
-        await _sleep_ms(FIRST_REPORT_MS)  # the app's first pass has drawn the faces
+        await ticks.sleep_ms(FIRST_REPORT_MS)  # the app's first pass has drawn the faces
         while True:
             try:
                 self.report()
             except Exception as e:  # the view must never stop the board
                 self.out("? report: %r" % e)
-            await _sleep_ms(REPORT_MS)
+            await ticks.sleep_ms(REPORT_MS)
 
     # ---- the hands --------------------------------------------------------------------------
 
@@ -183,27 +177,27 @@ class VirtualBoard:
             dx = int(words[3]) / 100 if len(words) > 3 else 0.0
             dy = int(words[4]) / 100 if len(words) > 4 else 0.0
             grid.put(x, y, c, dx=dx, dy=dy)
-            await _sleep_ms(PUT_MS)
+            await ticks.sleep_ms(PUT_MS)
         elif cmd == "lift":
             x, y = parse_vertex(words[1], N, GO_COLUMNS)
             grid.lift(x, y)
-            await _sleep_ms(PUT_MS)
+            await ticks.sleep_ms(PUT_MS)
         elif cmd == "slide":
             a = parse_vertex(words[1], N, GO_COLUMNS)
             b = parse_vertex(words[2], N, GO_COLUMNS)
             for _ in grid.slide((a, b), SLIDE_STEPS):
-                await _sleep_ms(SLIDE_STEP_MS)
-            await _sleep_ms(PUT_MS)
+                await ticks.sleep_ms(SLIDE_STEP_MS)
+            await ticks.sleep_ms(PUT_MS)
         elif cmd == "press":
             hw.press(_side(words[1]))
-            await _sleep_ms(PRESS_MS)
+            await ticks.sleep_ms(PRESS_MS)
         elif cmd == "key":
             bits = _key_bits(words[1])
             ms = LONG_MS if len(words) > 2 and words[2].lower() == "long" else KEY_MS
             hw.keys.hold(bits, ms)
-            await _sleep_ms(ms + GAP_MS)
+            await ticks.sleep_ms(ms + GAP_MS)
         elif cmd == "wait":
-            await _sleep_ms(int(words[1]))
+            await ticks.sleep_ms(int(words[1]))
         elif cmd == "skip":
             ms = int(words[1])
             if ms < 0:
@@ -213,7 +207,7 @@ class VirtualBoard:
                 d = min(step, ms)
                 hw.skip(d)
                 ms -= d
-                await _sleep_ms(25)
+                await ticks.sleep_ms(25)
         elif cmd == "show":
             self.report(force=True)
         elif cmd == "echo":
@@ -234,7 +228,7 @@ class VirtualBoard:
         poller = select.poll()
         poller.register(inp, select.POLLIN)
         buf = b""
-        await _sleep_ms(FIRST_REPORT_MS)  # the hands wait for the faces to light up
+        await ticks.sleep_ms(FIRST_REPORT_MS)  # the hands wait for the faces to light up
         while not self.server.maintenance:
             eof = False
             k = 0
@@ -262,7 +256,7 @@ class VirtualBoard:
                 if buf.strip() and not await self.command(buf.decode()):
                     return "quit"
                 return "eof"
-            await _sleep_ms(20)
+            await ticks.sleep_ms(20)
         return "maintenance"
 
 

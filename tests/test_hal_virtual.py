@@ -12,24 +12,12 @@ import json
 
 from firmware import board
 from firmware.clock import cues
-from firmware.clock.clock import F_ARBITER, F_COUNTING, F_PAUSED, F_RUNNING, Face
+from firmware.clock.clock import F_ARBITER, F_COUNTING, F_PAUSED, F_RUNNING
 from firmware.hal import virtual as V
 from firmware.store.journal import read_file
 from firmware.ui import buzzer as bz
 from tests.test_journal import fresh_root
-
-
-def a_face(text, move_no=1, flags=0, count_s=-1, units=-1, moves_left=-1):
-    f = Face()
-    for i in range(len(text)):
-        f.text[i] = ord(text[i])
-    f.length = len(text)
-    f.move_no = move_no
-    f.flags = flags
-    f.count_s = count_s
-    f.units = units
-    f.moves_left = moves_left
-    return f
+from tests.test_ui_face import a_face
 
 
 def _faces():

@@ -49,3 +49,11 @@ except AttributeError:  # CPython
 def now_ms():
     """The current tick of the 2**30 period (the board's own ``ticks_ms`` already is one)."""
     return _ticks_ms() & MASK
+
+
+def sleep_ms(ms):
+    """An asyncio sleep of ``ms`` (MicroPython's ``sleep_ms``; CPython, the tests, ``sleep``)."""
+    import asyncio
+
+    f = getattr(asyncio, "sleep_ms", None)
+    return f(ms) if f is not None else asyncio.sleep(ms / 1000)

@@ -575,7 +575,6 @@ async def serve(server, inp, period_ms=10, burst=256):
     USB CDC; the pseudo-terminal on the virtual board) without blocking, feed the server, let
     it answer; until a ``maintenance`` request. Ctrl-C is turned off while it runs (the app
     owns the serial line) and on again when it returns."""
-    import asyncio
     import select
 
     import micropython
@@ -602,15 +601,9 @@ async def serve(server, inp, period_ms=10, burst=256):
                 n = server.feed(pending)
                 pending = pending[n:]  # the rest when the queue has room
             server.poll()
-            await _sleep_ms(asyncio, period_ms)
+            await ticks.sleep_ms(period_ms)
     finally:
         micropython.kbd_intr(3)
-
-
-def _sleep_ms(asyncio, ms):
-    # MicroPython's asyncio has sleep_ms; CPython's (the tests) only sleep.
-    sleep_ms = getattr(asyncio, "sleep_ms", None)
-    return sleep_ms(ms) if sleep_ms is not None else asyncio.sleep(ms / 1000)
 
 
 async def run(app, server, inp):

@@ -28,7 +28,8 @@ from micropython import const
 # ---- the seven-segment font ------------------------------------------------------------------
 # Segment bits: a (top) 0, b (top right) 1, c (bottom right) 2, d (bottom) 3, e (bottom left) 4,
 # f (top left) 5, g (middle) 6. Letters are the usual approximations; K, M, V, W, X are poor
-# on any seven-segment glass, so the menus' words avoid leaning on them.
+# on any seven-segment glass, so the menus' words avoid leaning on them. I is lit on the left
+# (e, f) so that Gomoku's column I (no letter is skipped there) does not read as a 1.
 SEG_A = const(1)
 SEG_B = const(2)
 SEG_C = const(4)
@@ -39,7 +40,7 @@ SEG_G = const(64)
 
 _GLYPHS = (
     "0\x3f1\x062\x5b3\x4f4\x665\x6d6\x7d7\x078\x7f9\x6f"
-    "A\x77B\x7cC\x39D\x5eE\x79F\x71G\x3dH\x76I\x06J\x1eK\x75L\x38M\x37"
+    "A\x77B\x7cC\x39D\x5eE\x79F\x71G\x3dH\x76I\x30J\x1eK\x75L\x38M\x37"
     "N\x54O\x3fP\x73Q\x67R\x50S\x6dT\x78U\x3eV\x1cW\x2aX\x76Y\x6eZ\x5b"
     "-\x40_\x08=\x48?\x53'\x20\"\x22/\x52*\x63[\x39]\x0f+\x46"
 )
