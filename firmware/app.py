@@ -284,7 +284,7 @@ class App:
         if fixes:
             from firmware.referee import incidents as inc
 
-            m.referee.log.add(inc.NOT_CLEAR, 1, now, [i for i, _ in fixes], 0)
+            m.referee.log.add(inc.NOT_CLEAR, 1, now, [m.referee.code(i) for i, _ in fixes], 0)
             return False
         m.start(now, self.board_id, self.calendar())
         return True
@@ -416,7 +416,7 @@ class App:
         for kind, _no, _at, points, detail in items:
             if kind == 1 or kind == 17:  # a move, the count: the faces show them already
                 continue
-            word, small, more = say.incident(kind, points, detail, ref.n, gomoku)
+            word, small, more = say.incident(kind, points, detail, gomoku)
             whose = say.face_of(kind)
             mover = m.game.to_move
             side = 3 if whose == say.BOTH else mover if whose == say.MOVER else 3 - mover

@@ -33,6 +33,10 @@ GAMES = ("go19", "go13", "go9", "renju", "standard", "freestyle")  # or "go" wit
 # The settings of a game besides what the journal's header has fields for: kept in its
 # ``extra`` so that a game resumed after a power cut is played on by its own rules.
 _EXTRA = ("ko", "claims", "offers", "free_captures", "captures", "late_factor")
+# Who plays, and where (set from the PC before a game: ``tengen game``); fitted into the
+# header's one record (``_fit_extra``), so a long name may lose its tail.
+_NAMES = ("black", "white", "event", "round", "table")
+_HEADER_MAX = 255  # the live record's length byte (firmware/store/records.py)
 
 # Why a game ended, as the journal keeps it (``journal.result``'s ``reason``).
 END_RESIGN = const(1)
@@ -124,23 +128,28 @@ class Match:
         self.referee.ending = False
         self.referee.new_turn()  # a stone put down and lifted before the start was no move
         if self.journal is not None:
-            s = self.settings
-            tc = self.clock.control
-            self.journal.begin(
-                {
-                    "kind": 0 if _is_go(s) else GAMES.index(s["game"]) - 2,  # records.GO...
-                    "size": self.game.board.size,
-                    "komi2": self.komi2() if _is_go(s) else 0,
-                    "handicap": s.get("handicap", 0),
-                    "rules": s.get("rules", ""),
-                    "opening": s.get("opening", "") if not _is_go(s) else "",
-                    "tc": s.get("time", ""),
-                    "tc_figures": (tc.kind, tc.main_ms, tc.period_ms, tc.periods, tc.moves),
-                    "board_id": board_id,
-                    "start": start_time,
-                    "extra": _extra_json(s),
-                }
-            )
+            self.journal.begin(self.header(board_id, start_time))
+
+    def header(self, board_id="", start_time=0):
+        """The journal header of this game: every setting it is played by, the board, the
+        calendar start (0 if the PC never set the time), the players."""
+        s = self.settings
+        tc = self.clock.control
+        go = _is_go(s)
+        h = {
+            "kind": 0 if go else GAMES.index(s["game"]) - 2,  # records.GO, RENJU ...
+            "size": self.game.board.size,
+            "komi2": self.komi2() if go else 0,
+            "handicap": s.get("handicap", 0) if go else 0,
+            "rules": s.get("rules", "") if go else "2013",  # Gomoku: 002, the 2013 rules
+            "opening": "" if go else s.get("opening", ""),
+            "tc": s.get("time", ""),
+            "tc_figures": (tc.kind, tc.main_ms, tc.period_ms, tc.periods, tc.moves),
+            "board_id": board_id,
+            "start": start_time,
+        }
+        _fit_extra(h, s)
+        return h
 
     def restore(self, resumed):
         """Take back the unfinished game the journal kept (``Journal.resume()``): its moves are
@@ -211,7 +220,7 @@ class Match:
         g = self.game
         winner = getattr(g, "winner", 0)
         if winner:  # Gomoku: a five, a foul, a draw
-            self._end(g.result_text(), winner if winner < 3 else 0, END_RULES)
+            self._gomoku_end()
         elif getattr(g, "passes", 0) >= 2:  # Go: both passed; the count waits for the dead
             self.clock.pause(self.clock.seg)
             self.phase = DEAD
@@ -219,9 +228,7 @@ class Match:
             self._snapshot()
         elif getattr(g, "claimable", None) is not None and g.claimable[0] == g.ply:
             # Renju claim mode: the board signals the foul; White's claim decides (002 第十条1)
-            p = g.claimable[1]
-            n = g.board.size
-            self._log(inc.FOUL, ((p >> 5) * n + (p & 31),), g.claimable[2], now)
+            self._log(inc.FOUL, (g.claimable[1],), g.claimable[2], now)
 
     def _time_up(self):
         side = self.clock.flagged
@@ -286,10 +293,16 @@ class Match:
         g.claim(c)
         if g.winner:
             self._log(inc.CLAIM, (), c, now)
-            self._end(g.result_text(), g.winner if g.winner < 3 else 0, END_RULES)
+            self._gomoku_end()
             return True
         self._log(inc.FALSE_CLAIM, (), c, now)
         return False
+
+    def _gomoku_end(self):
+        # Gomoku's result by the rules: the journal keeps how (``gomoku_how``) in the
+        # result's margin field, which only Go's count uses otherwise.
+        g = self.game
+        self._end(g.result_text(), g.winner if g.winner < 3 else 0, END_RULES, gomoku_how(g))
 
     def swap(self, now):
         """Renju's designated opening: White takes Black after move 3 (三手可交换). The
@@ -365,16 +378,32 @@ def _is_go(settings):
     return settings.get("game", "go19").startswith("go")
 
 
-def _extra_json(settings):
-    # The game's settings the header has no field for, as compact JSON (the header is one
-    # record of at most 255 bytes: keys and values are short by firmware/settings.py).
+def _fit_extra(header, settings):
+    # The header's ``extra``: the game's settings it has no field for and the players, as
+    # compact JSON. The header is one record of at most 255 bytes: the longest name is cut
+    # until it fits (firmware/settings.py keeps each at 32 characters; most are far shorter).
     import json
+
+    from firmware.store.records import encode_header
 
     keep = {}
     for k in _EXTRA:
         if k in settings:
             keep[k] = settings[k]
-    return json.dumps(keep, separators=(",", ":"))
+    names = {}
+    for k in _NAMES:
+        if settings.get(k):
+            names[k] = settings[k]
+    while True:
+        keep.update(names)
+        header["extra"] = json.dumps(keep, separators=(",", ":"))
+        if len(encode_header(header)) <= _HEADER_MAX or not names:
+            return
+        longest = max(names, key=lambda k: len(names[k]))
+        names[longest] = names[longest][:-1]
+        if not names[longest]:
+            del names[longest]
+            del keep[longest]
 
 
 def settings_of(header):
@@ -386,9 +415,10 @@ def settings_of(header):
     s = {"game": kinds[k] if 0 <= k < len(kinds) else "go", "size": header.get("size", 19)}
     for key in ("komi2", "handicap"):
         s[key] = header.get(key, 0)
-    for key in ("rules", "opening"):
-        if header.get(key):
-            s[key] = header[key]
+    if k == 0 and header.get("rules"):
+        s["rules"] = header["rules"]
+    if k and header.get("opening"):
+        s["opening"] = header["opening"]
     if header.get("tc"):
         s["time"] = header["tc"]
     try:
@@ -400,3 +430,10 @@ def settings_of(header):
             if key in extra:
                 s[key] = extra[key]
     return s
+
+
+def gomoku_how(game):
+    """How a Gomoku game ended, as the journal's result keeps it: ``reason << 2 | foul`` with
+    gomoku.py's reason (five, forbidden move, both passed, full board, ...) and foul kind
+    (double-three 1, double-four 2, overline 3)."""
+    return game.reason << 2 | game.foul

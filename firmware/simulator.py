@@ -191,9 +191,8 @@ class Simulator:
         log = self.match.referee.log.last()
         if log is not None and log[0] != inc.MOVE:
             zh, en = inc.words(log[0])
-            n = self.match.referee.n
             m = self.match.referee.margin  # a smaller game sits in the middle of the grid
-            pts = " ".join(vertex(p % n + m, p // n + m) for p in log[3])
+            pts = " ".join(vertex((p & 31) + m, (p >> 5) + m) for p in log[3])
             self.out("  [referee] %s / %s %s" % (zh, en, pts))
 
     def show(self):

@@ -139,13 +139,27 @@ def boards(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -
 @app.command()
 def sync(
     port: str = PORT,
-    dest: str = typer.Option(".", "--dest", "-d", help="Folder for the games."),
+    dest: str = typer.Option(
+        None,
+        "--dest",
+        "-d",
+        help="Root folder for the games, each board's in DIR/<board id>/ (default: the user"
+        " data folder's games/, or $TENGEN_DATA_DIR/games).",
+    ),
+    refetch: bool = typer.Option(
+        False,
+        "--refetch",
+        help="Also fetch the games the board still keeps that were acknowledged elsewhere"
+        " (another PC or folder).",
+    ),
     secret: str = typer.Option(
         None, "--secret", help="The board's key (hex) to check HMACs (default: the paired one)."
     ),
     json_out: bool = typer.Option(False, "--json", help="Print a JSON summary."),
 ) -> None:
-    """Bring every finished game home as SGF + JSON sidecar; acknowledge it once verified."""
+    """Bring every finished game home as SGF + JSON sidecar into the board's own folder
+    (DATE_GAME.sgf, .bin, .json; index.json and index.csv list them all); acknowledge each
+    game once verified."""
     import json
 
     from rich.progress import Progress
@@ -164,9 +178,12 @@ def sync(
             def progress(event, game_no, done, total):
                 bar.update(task, total=total, completed=done, description="game %d" % game_no)
 
-            summary = S.sync(link, dest, progress=progress, secret=key)
+            summary = S.sync(link, dest, progress=progress, secret=key, refetch=refetch)
     except LinkError as e:
         raise _link_failed(port, e, json_out) from None
+    except OSError as e:  # the folder could not be made or written
+        err.print("[red]%s[/red]" % e)
+        raise typer.Exit(EXIT_FAIL) from None
     if json_out:
         typer.echo(json.dumps(summary))
     else:
@@ -179,8 +196,20 @@ def sync(
                 len(summary["failed"]),
             )
         )
+        if summary["refetched"]:
+            typer.echo("%d of them acknowledged elsewhere before" % len(summary["refetched"]))
+        if summary["not_here"]:
+            typer.echo(
+                "%d acknowledged elsewhere and not here (--refetch fetches them)"
+                % len(summary["not_here"])
+            )
+        typer.echo("games: %s" % summary["folder"])
+        if summary["index"]:
+            typer.echo("index: %s" % summary["index"])
         for g, why in sorted(summary["failed"].items()):
             err.print("[red]game %d:[/red] %s" % (g, why))
+    if summary.get("index_error"):
+        err.print("[red]The index could not be written:[/red] %s" % summary["index_error"])
     if summary["failed"]:
         raise typer.Exit(EXIT_FAIL)
 
@@ -337,6 +366,32 @@ def settings(
     for k in sorted(shown):
         table.add_row(k, json.dumps(shown[k]) if not isinstance(shown[k], str) else shown[k])
     Console().print(table)
+
+
+@app.command()
+def game(
+    black: str = typer.Option(None, "--black", help="Black's name (PB)."),
+    white: str = typer.Option(None, "--white", help="White's name (PW)."),
+    event: str = typer.Option(None, "--event", help="The event (EV)."),
+    round_: str = typer.Option(None, "--round", help="The round (RO)."),
+    table: str = typer.Option(None, "--table", help="The table (in GC)."),
+    port: str = PORT,
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Who plays the next game, and where: the board keeps it in the game's record (and the
+    SGF's PB, PW, EV, RO). A game in progress keeps what it started with; "" clears one."""
+    import json
+
+    given = {"black": black, "white": white, "event": event, "round": round_, "table": table}
+    changes = {k: v for k, v in given.items() if v is not None}
+    fields = {"set": changes} if changes else {}
+    shown = _request(port, "settings", json_out, **fields).get("settings", {})
+    info = {k: shown.get(k, "") for k in given}
+    if json_out:
+        typer.echo(json.dumps(info, sort_keys=True))
+        return
+    for k in given:
+        typer.echo("%-6s %s" % (k, info[k] or "-"))
 
 
 @app.command()

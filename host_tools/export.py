@@ -207,7 +207,46 @@ def result_text(game: Game) -> str | None:
         return "%s+%d%s" % (side, m // 2, ".5" if m % 2 else "")
     if reason == END_RULES and game.header["kind"] == R.GO:
         return side + "+F"  # Go ends by the rules only through a second warning (forfeit)
+    if reason == END_RULES and margin2 >> 2 == _GOMOKU_WIN_FOUL:
+        return side + "+F"  # Black's forbidden move loses (002 第十条1(2)): a forfeit in SGF
     return side + "+"
+
+
+# Gomoku's result by the rules, as firmware/match.py's ``gomoku_how`` keeps it in the
+# result's margin: ``reason << 2 | foul`` (firmware/rules/gomoku.py's reasons and kinds).
+_GOMOKU_WIN_FOUL = 2
+_GOMOKU_HOW = {
+    1: "five in a row (五连, 002 第十条1(1))",
+    2: "Black's forbidden move: %s (禁手, 002 第十条1(2))",
+    3: "a draw: both passed (002 第十条2)",
+    4: "a draw: the board is full (002 第十条2)",
+    5: "a draw agreed (002 第十条3)",
+    6: "resigned",
+    7: "adjudicated",
+}
+_FOULS = ("", "double-three 三三", "double-four 四四", "overline 长连")
+
+
+def result_reason(game: Game) -> str | None:
+    """The words for how the game ended (an SGF comment on the root): the count's margin in
+    stones too for Go (黑胜1¾子), Gomoku's five, foul (with its kind and 002's article) or
+    draw; None if there is nothing more to say than ``RE``."""
+    if game.result is None:
+        return None
+    winner, reason, margin2, _ = game.result
+    if reason == END_COUNT and game.header["kind"] == R.GO and margin2:
+        q = abs(margin2)  # quarter stones = half points
+        side = "黑" if margin2 > 0 else "白"
+        frac = ("", "¼", "½", "¾")[q % 4]
+        return "result: %s胜%d%s子 (area count, 000 第九条)" % (side, q // 4, frac)
+    if reason == END_RULES and game.header["kind"] != R.GO:
+        how = _GOMOKU_HOW.get(margin2 >> 2)
+        if how is None:
+            return None
+        if "%s" in how:
+            how = how % _FOULS[margin2 & 3 if (margin2 & 3) < len(_FOULS) else 0]
+        return "result: " + how
+    return {END_RESIGN: "result: resignation", END_TIME: "result: time"}.get(reason)
 
 
 def time_control(header) -> C.TimeControl | None:
@@ -325,9 +364,11 @@ def _players(header, black, white):
     except ValueError:
         extra = {}
     if isinstance(extra, dict):
-        for key, sgf_key in (("black", "PB"), ("white", "PW")):
+        for key, sgf_key in (("black", "PB"), ("white", "PW"), ("event", "EV"), ("round", "RO")):
             if isinstance(extra.get(key), str) and extra[key]:
                 names[sgf_key] = extra[key]
+        if isinstance(extra.get("table"), str) and extra["table"]:
+            names["GC"] = "table " + extra["table"]  # SGF has no table: the game's comment
     if black:
         names["PB"] = black
     if white:
@@ -370,8 +411,12 @@ def _sgf_game(game: Game, gm: int, black, white) -> sgf.Sgf_game:
     re = result_text(game)
     if re is not None:
         root.set("RE", re)
-    if game.root_notes:
-        root.set("C", "\n".join(game.root_notes))
+    notes = list(game.root_notes)
+    why = result_reason(game)
+    if why:
+        notes.insert(0, why)
+    if notes:
+        root.set("C", "\n".join(notes))
     props = clock_properties(tc, game)
     for m, p in zip(game.moves, props, strict=True):
         node = g.extend_main_sequence()

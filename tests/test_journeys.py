@@ -206,7 +206,7 @@ def test_every_incident_kind_has_a_face_text_and_a_sound():
 
     for kind in range(2, 26):
         assert kind in say.kinds(), kind
-        word, small, more = say.incident(kind, (3 * 19 + 3,), 0, 19, False)
+        word, small, more = say.incident(kind, (3 << 5 | 3,), 0, False)
         assert word and len(word.replace(" ", "")) <= 6 and more, (kind, word)
         assert say.pattern(kind) in (buzzer.REFUSE, buzzer.KEY)
     # Through the app: each incident logged by the referee reaches a face and the buzzer
@@ -217,9 +217,9 @@ def test_every_incident_kind_has_a_face_text_and_a_sound():
         if kind == inc.COUNT:
             continue
         rig.heard()
-        rig.match.referee.log.add(kind, 1, rig.now, (3 * 19 + 3,), 0)
+        rig.match.referee.log.add(kind, 1, rig.now, (3 << 5 | 3,), 0)
         rig.run(100)
-        word = say.incident(kind, (3 * 19 + 3,), 0, 19, False)[0]
+        word = say.incident(kind, (3 << 5 | 3,), 0, False)[0]
         shown = rig.seen("b") + "|" + rig.seen("w")
         assert word in shown, (kind, word, shown)
         want = "REFUSE" if say.is_fault(kind) else "KEY"

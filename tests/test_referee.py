@@ -42,9 +42,15 @@ def go(diagram=EMPTY9, to_move=BLACK, **settings):
 
 
 def idx(text, n=9):
-    """Frame index of a Go vertex like ``E5``."""
+    """Frame index of a Go vertex like ``E5`` (the referee's own indexing)."""
     x = "ABCDEFGHJKLMNOPQRST".index(text[0])
     return (int(text[1:]) - 1) * n + x
+
+
+def pt(text):
+    """The point code of a Go vertex (``y << 5 | x``): how incidents name points."""
+    x = "ABCDEFGHJKLMNOPQRST".index(text[0])
+    return (int(text[1:]) - 1) << 5 | x
 
 
 def test_a_stone_and_a_press_make_the_move():
@@ -53,7 +59,7 @@ def test_a_stone_and_a_press_make_the_move():
     assert ref.press(BLACK, 1000) == ACCEPTED
     assert game.board.color_at(4, 8) == BLACK
     assert game.to_move == WHITE
-    assert ref.log.last()[:4] == (inc.MOVE, 1, 1000, (idx("E9"),))
+    assert ref.log.last()[:4] == (inc.MOVE, 1, 1000, (pt("E9"),))
 
 
 def test_a_press_with_no_stone_is_a_pass_in_go():
@@ -98,7 +104,7 @@ def test_captures_must_be_off_before_the_press():
     )
     ref.see(seen(played))
     assert ref.press(BLACK, 10) == REFUSED
-    assert ref.why == inc.CAPTURES_LEFT and ref.points == (idx("E5"),)
+    assert ref.why == inc.CAPTURES_LEFT and ref.points == (pt("E5"),)
     assert game.ply == 0 and game.board.color_at(4, 4) == WHITE  # nothing was played
     ref.see(seen(played.replace("X O X", "X . X")))
     assert ref.press(BLACK, 20) == ACCEPTED
@@ -143,7 +149,7 @@ def _ko_taken(**settings):
 def test_an_illegal_point_is_refused():
     game, ref = _ko_taken()
     assert ref.press(WHITE, 20) == REFUSED
-    assert ref.why == inc.ILLEGAL and ref.points == (idx("D5"),)
+    assert ref.why == inc.ILLEGAL and ref.points == (pt("D5"),)
     assert game.to_move == WHITE
 
 
@@ -160,7 +166,7 @@ def test_the_first_point_counts():
     ref.see(seen(EMPTY9.replace(". . . . . . . . .", ". . . . . X . . .", 1)))
     assert inc.MOVED_NEW in ref.log.kinds()
     assert ref.press(BLACK, 5) == REFUSED
-    assert ref.why == inc.MOVED_NEW and ref.points == (idx("E9"), idx("F9"))
+    assert ref.why == inc.MOVED_NEW and ref.points == (pt("E9"), pt("F9"))
     ref.see(seen(EMPTY9.replace(". . . . . . . . .", ". . . . X . . . .", 1)))
     assert ref.press(BLACK, 6) == ACCEPTED
     assert game.board.color_at(4, 8) == BLACK
@@ -297,7 +303,7 @@ def test_a_moved_stone_of_the_position():
     ref.see(seen(stones))
     slid = EMPTY9.replace(". . . . . . . . .", ". . . X . . . . .", 1)  # C9 to D9 (移子)
     ref.see(seen(slid))
-    assert ref.log.last()[:4] == (inc.MOVED_OLD, 1, 0, (idx("C9"), idx("D9")))
+    assert ref.log.last()[:4] == (inc.MOVED_OLD, 1, 0, (pt("C9"), pt("D9")))
     assert ref.press(WHITE, 5) == REFUSED and ref.why == inc.MOVED_OLD
     game, ref = go(stones, to_move=BLACK)  # the mover's own stone moved: not a move
     ref.see(seen(slid))
@@ -403,6 +409,10 @@ class Table:
         """The referee's frame index of the game's point (x, y)."""
         return y * self.game.board.size + x
 
+    def code(self, x, y):
+        """The point code of (x, y), as incidents carry it."""
+        return y << 5 | x
+
     def moved_new(self):
         return [e[3] for e in self.referee.log.items if e[0] == inc.MOVED_NEW]
 
@@ -420,7 +430,7 @@ def _held_and_put_elsewhere(table, c, first, elsewhere, held):
     if held >= 5:
         assert ref.seen[t.at(*first)] == 0  # seen gone: the old referee forgot it here
     t.put(elsewhere[0], elsewhere[1], c)
-    points = (t.at(*first), t.at(*elsewhere))
+    points = (t.code(*first), t.code(*elsewhere))
     assert t.moved_new()[logged:] == [points], (held, t.moved_new())  # logged when seen
     t.scans(20)
     assert t.moved_new()[logged:] == [points]  # once
@@ -464,7 +474,7 @@ def test_a_lifted_stone_and_a_press_is_not_a_pass():
         t.put(7, 7, BLACK)
         t.lift(7, 7, scans=30)  # still in the hand at the press
         assert t.press(BLACK) == REFUSED
-        assert t.referee.why == inc.MOVED_NEW and t.referee.points == (t.at(7, 7),)
+        assert t.referee.why == inc.MOVED_NEW and t.referee.points == (t.code(7, 7),)
         assert game.ply == 0 and getattr(game, "passes", 0) == 0
         t.put(7, 7, BLACK)  # put back: the move
         assert t.press(BLACK) == ACCEPTED

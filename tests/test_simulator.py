@@ -54,8 +54,7 @@ def test_a_stone_held_in_the_hand_then_put_elsewhere_is_not_the_move():
     game = sim.match.game
     assert game.ply == 0 and game.board.color_at(15, 15) == 0  # Q16 not committed
     ref = sim.match.referee
-    n = ref.n
-    d4, q16 = [y * n + x for x, y in (parse_vertex(v, 19) for v in ("D4", "Q16"))]
+    d4, q16 = [y << 5 | x for x, y in (parse_vertex(v, 19) for v in ("D4", "Q16"))]
     last = ref.log.last()
     assert last[0] == inc.MOVED_NEW and last[3] == (d4, q16)
     assert [e[3] for e in ref.log.items if e[0] == inc.MOVED_NEW] == [(d4, q16), (d4, q16)]

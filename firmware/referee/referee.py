@@ -119,7 +119,7 @@ class Referee:
         self.scattered = False
         self.log = inc.Log(log_limit)  # the latest incidents; the journal keeps them all
         self.why = 0  # the incident kind of the last refusal
-        self.points = ()  # and its points
+        self.points = ()  # and its points, as point codes (y << 5 | x)
         self.now = 0
         self.no = 1  # the move number incidents are logged under
         self.sync()
@@ -459,14 +459,25 @@ class Referee:
         self.points = ()
         return ACCEPTED
 
-    def _refuse(self, kind, points, detail=""):
+    def _refuse(self, kind, indices, detail=""):
         self.why = kind
-        self.points = tuple(points)
-        self._log(kind, points, detail)
+        self.points = self._codes(indices)
+        self.log.add(kind, self.no, self.now, self.points, detail)
         return REFUSED
 
-    def _log(self, kind, points, detail=""):
-        self.log.add(kind, self.no, self.now, points, detail)
+    def _log(self, kind, indices, detail=""):
+        self.log.add(kind, self.no, self.now, self._codes(indices), detail)
+
+    def _codes(self, indices):
+        # Frame indices (the referee's own, y * n + x) as the point codes every record, the
+        # link and the PC use (y << 5 | x): one encoding of a point off the referee.
+        n = self.n
+        return tuple(((i // n) << 5) | (i % n) for i in indices)
+
+    def code(self, i):
+        """The point code (``y << 5 | x``, as everywhere off the referee) of frame index ``i``
+        of the game's board (``y * n + x``)."""
+        return ((i // self.n) << 5) | (i % self.n)
 
     # ---- the arbiter and the end -------------------------------------------------------------
 

@@ -85,14 +85,14 @@ def pattern(kind):
     return buzzer.REFUSE if is_fault(kind) else buzzer.KEY
 
 
-def point_name(p, n, gomoku):
-    """A point of the game (frame index ``y * n + x`` of its own n×n board) as the players
-    name it: Go's columns skip I, Gomoku's do not (002 第一条1)."""
+def point_name(p, gomoku):
+    """A point of the game (``y << 5 | x``, as every record has it) as the players name it:
+    Go's columns skip I, Gomoku's do not (002 第一条1)."""
     columns = GOMOKU_COLUMNS if gomoku else GO_COLUMNS
-    return columns[p % n] + str(p // n + 1)
+    return columns[p & 31] + str((p >> 5) + 1)
 
 
-def incident(kind, points, detail, n, gomoku):
+def incident(kind, points, detail, gomoku):
     """``(word, small, more)`` for the faces: the word in the big cells, the first point (or
     a count) in the small ones, a longer line for a display with room."""
     word, _, _, more = _SAY.get(kind, ("?", BOTH, True, "incident %d" % kind))
@@ -103,7 +103,7 @@ def incident(kind, points, detail, n, gomoku):
     if kind == inc.OFFERS or kind == inc.NOT_CLEAR:
         small = str(len(points)) if points else ""
     elif points:
-        small = point_name(points[0], n, gomoku)
+        small = point_name(points[0], gomoku)
         if len(points) > 1:
             more += " (%d points)" % len(points)
         if kind == inc.MOVED_NEW:  # the first point, where the stone must go back
