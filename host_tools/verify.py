@@ -1,18 +1,39 @@
-"""Is a game as the board stored it? CRC32 checks of the journal's own checksum chain, and the
-HMAC-SHA256 with the board's secret (SPEC §6: tamper-evident records).
+"""Is a game as the board stored it? The checksums in the game's own bytes, the CRC its sidecar
+recorded at sync, and the HMAC-SHA256 with the board's secret (SPEC §6: tamper-evident
+records).
 
-``game_bytes`` are what ``Journal.read(game_no)`` returns: a packed blob (finished games) or
-a live file (``records.MAGIC`` then chained records). The CRCs catch damage; only the HMAC,
-keyed with the per-board secret, shows the bytes came unaltered from that board.
+``game_bytes`` are what ``Journal.read(game_no)`` returns and ``tengen sync`` keeps as the
+game's ``.bin``: a packed blob (finished games; it ends with its seal, a CRC32 of the rest:
+``firmware/store/records.py``) or a live file (``records.MAGIC`` then records in a CRC chain).
+The CRCs catch damage; only the HMAC, keyed with the per-board secret, shows the bytes came
+unaltered from that board: anyone can rewrite a game and its checksums.
+
+Start reading at ``verify_paths`` (what ``tengen verify`` runs): one report per file, each
+``ok`` (checksums and HMAC checked), ``ok, HMAC not checked (why)`` or ``FAILED: why``; bad
+input (garbage, truncated, bad UTF-8, empty files, folders, missing sidecars) is a FAILED
+line, never an exception. ``exit_code`` gives the worst: ``EXIT_OK`` 0, ``EXIT_UNCHECKED`` 3
+(nothing failed, some HMACs not checked), ``EXIT_FAILED`` 1.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import zlib
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from firmware.store import records as R
+
+OK = "ok"
+UNCHECKED = "hmac_not_checked"
+FAILED = "failed"
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_UNCHECKED = 3
+NOT_PAIRED = "board not paired: tengen pair"
+_NOT_THE_BYTES = (".json", ".sgf", ".psq")  # a game's other files: verify its .bin
 
 
 def crc32(data: bytes) -> int:
@@ -29,37 +50,26 @@ def verify_mac(secret: bytes, game_bytes: bytes, expected_hex: str) -> bool:
     """True when ``expected_hex`` is the HMAC of ``game_bytes`` (compared in constant time)."""
     try:
         expected = bytes.fromhex(expected_hex)
-    except ValueError:
+    except (TypeError, ValueError):
         return False
     return hmac.compare_digest(hmac.new(secret, game_bytes, hashlib.sha256).digest(), expected)
 
 
 def check_records(game_bytes: bytes) -> list[str]:
-    """Problems found in a game's stored bytes ([] if none): for a live file, every record's
-    chained CRC must hold and cover the file to its end; a packed blob must decode."""
-    problems: list[str] = []
-    if bytes(game_bytes[:4]) == R.MAGIC:
-        found = R.scan(game_bytes, R.MAGIC, problems.append)
-        covered = sum(e - p for p, e, _ in found) + 4
-        if covered != len(game_bytes) and not problems:
-            problems.append("%d bytes not covered by valid records" % (len(game_bytes) - covered))
-        if not found or found[0][2][0] != R.HEADER:
-            problems.append("no header record")
-        return problems
-    try:
-        _, recs = R.unpack(game_bytes)
-    except (R.Bad, IndexError) as e:
-        return ["packed game does not decode: %s" % e]
-    if not recs or recs[0][0] != R.HEADER:
-        problems.append("no header record")
-    return problems
+    """Damage found in a game's stored bytes ([] if none): the live records' CRC chain must
+    hold to the file's end, a packed blob's seal must hold, and the records must decode, the
+    header first (``records.check``). A blob packed before the seal existed is not damage
+    here (it has nothing to check): ``verify_game`` asks for another check of it."""
+    status, why = R.check(game_bytes)
+    return [why] if status == R.DAMAGED else []
 
 
 def verify(
     game_bytes: bytes, secret: bytes | None = None, mac_hex: str | None = None
 ) -> list[str]:
     """Everything wrong with a game ([] if nothing): its records' checksums, and, given the
-    board's ``secret`` and the HMAC the board sent, whether they agree."""
+    board's ``secret`` and the HMAC the board sent, whether they agree (what ``sync`` asks
+    of a game it fetched)."""
     problems = check_records(game_bytes)
     if secret is not None:
         if mac_hex is None:
@@ -67,3 +77,256 @@ def verify(
         elif not verify_mac(secret, game_bytes, mac_hex):
             problems.append("HMAC does not match: the record was altered or is from another board")
     return problems
+
+
+# ---- tengen verify --------------------------------------------------------------------------
+
+
+def _header(game_bytes: bytes) -> dict | None:
+    # The game's header, if its records decode (None if not).
+    try:
+        if bytes(game_bytes[:4]) == R.MAGIC:
+            recs = [rec for _, _, rec in R.scan(game_bytes, R.MAGIC)]
+        else:
+            recs = R.unpack(game_bytes)[1]
+    except R.Bad:
+        return None
+    if recs and recs[0][0] == R.HEADER:
+        return recs[0][1]
+    return None
+
+
+def verify_game(
+    name: str,
+    game_bytes: bytes,
+    side: dict | None,
+    secret: bytes | None = None,
+    key_for: Callable[[str], bytes | None] | None = None,
+    side_name: str = "the sidecar",
+) -> dict:
+    """The report on one game: its bytes ``game_bytes``, its sidecar ``side`` (the .json that
+    ``sync`` wrote, parsed; None if there is none), the board's key ``secret`` (else
+    ``key_for(board id)``, the paired one).
+
+    Returns ``{"file", "status", "problems", "hmac", "note", "game", "board", "form"}``:
+    ``status`` OK (every checksum and the HMAC checked), UNCHECKED (nothing wrong, the HMAC not
+    checked: ``hmac`` says why) or FAILED (``problems`` says why); ``form`` "live", "packed" or
+    "packed, old format"; ``note`` anything else worth saying (or None)."""
+    problems: list[str] = []
+    note = None
+    status, why = R.check(game_bytes)
+    live = bytes(game_bytes[:4]) == R.MAGIC
+    form = "live" if live else "packed" if status != R.UNSEALED else "packed, old format"
+    if not game_bytes:
+        problems.append("empty file")
+    elif status == R.DAMAGED:
+        what = "live records" if live else "packed game"
+        problems.append("%s damaged: %s" % (what, why))
+    header = _header(game_bytes) if status != R.DAMAGED else None
+    game_no = header["game_no"] if header else None
+    board = None
+
+    crc_checked = False
+    mac_hex = None
+    if side is not None:
+        crc = side.get("crc")
+        if crc is not None:
+            if not isinstance(crc, int) or isinstance(crc, bool):
+                problems.append("%s's CRC is not a number" % side_name)
+            elif crc != crc32(game_bytes):
+                problems.append("CRC differs from %s's: the bytes changed since sync" % side_name)
+            else:
+                crc_checked = True
+        size = side.get("size")
+        if size is not None and size != len(game_bytes):
+            problems.append("%d bytes, %s says %r" % (len(game_bytes), side_name, size))
+        no = side.get("game")
+        if no is not None and game_no is not None and no != game_no:
+            problems.append("game %d, %s says %r" % (game_no, side_name, no))
+        if isinstance(side.get("board"), str) and side["board"]:
+            board = side["board"]
+        mac_hex = side.get("hmac")
+    if board is None and header and header.get("board_id"):
+        board = header["board_id"]
+
+    # The HMAC: the only check a rewritten game cannot pass.
+    hmac_checked = False
+    not_checked = None
+    if mac_hex is None:
+        not_checked = "no sidecar" if side is None else "no HMAC in %s" % side_name
+    elif not isinstance(mac_hex, str):
+        problems.append("%s's HMAC is not text" % side_name)
+    else:
+        key = secret
+        if key is None and board is not None and key_for is not None:
+            key = key_for(board)
+        if key is None:
+            not_checked = NOT_PAIRED
+        elif verify_mac(key, game_bytes, mac_hex):
+            hmac_checked = True
+        else:
+            problems.append("HMAC does not match: the record was altered or is from another board")
+
+    if status == R.UNSEALED and not problems:
+        # Packed before the seal: only the sidecar's CRC or the HMAC can show it is whole.
+        if hmac_checked:
+            note = "old format: no checksum of its own; the HMAC checked"
+        elif crc_checked:
+            note = "old format: no checksum of its own; %s's CRC checked" % side_name
+        else:
+            problems.append(R.NO_CHECKSUM + " and no sidecar CRC or HMAC: nothing to check")
+    if problems:
+        verdict = FAILED
+    elif hmac_checked:
+        verdict = OK
+    else:
+        verdict = UNCHECKED
+    return {
+        "file": name,
+        "status": verdict,
+        "problems": problems,
+        "hmac": "checked" if hmac_checked else not_checked if not problems else None,
+        "note": note,
+        "game": game_no,
+        "board": board,
+        "form": form,
+    }
+
+
+def _failed(name: str, why: str) -> dict:
+    return {
+        "file": name,
+        "status": FAILED,
+        "problems": [why],
+        "hmac": None,
+        "note": None,
+        "game": None,
+        "board": None,
+        "form": None,
+    }
+
+
+def _files(names: Iterable[str]) -> list[tuple[str, str | None]]:
+    # (file to verify, or a name and why it cannot be): folders give their .bin files
+    # (recursively); a game's .json, .sgf or .psq its .bin; each file once.
+    out: list[tuple[str, str | None]] = []
+    seen: set[str] = set()
+
+    def add(name: str, why: str | None = None) -> None:
+        if name not in seen:
+            seen.add(name)
+            out.append((name, why))
+
+    for name in names:
+        path = Path(name)
+        if not name:
+            add(name, "no file named")
+        elif path.is_dir():
+            found = sorted(p for p in path.rglob("*.bin") if p.is_file())
+            if not found:
+                add(name, "a folder with no .bin files")
+            for p in found:
+                add(str(p))
+        elif path.suffix in _NOT_THE_BYTES:
+            add(str(path.with_suffix(".bin")))
+        else:
+            add(name)
+    return out
+
+
+def _read_side(path: Path) -> tuple[dict | None, str | None]:
+    # The sidecar beside ``path`` (None if there is none), or why it cannot be used.
+    side_path = path.with_suffix(".json")
+    try:
+        text = side_path.read_bytes()
+    except FileNotFoundError:
+        return None, None
+    except OSError as e:
+        return None, "sidecar %s unreadable: %s" % (side_path.name, e.strerror or e)
+    try:
+        side = json.loads(text)
+    except ValueError as e:  # bad JSON, bad UTF-8
+        return None, "sidecar %s is not JSON: %s" % (side_path.name, e)
+    if not isinstance(side, dict):
+        return None, "sidecar %s is not a game's sidecar" % side_path.name
+    return side, None
+
+
+def verify_file(
+    name: str,
+    secret: bytes | None = None,
+    key_for: Callable[[str], bytes | None] | None = None,
+) -> dict:
+    """The report (``verify_game``) on the file ``name`` and the sidecar beside it
+    (``NAME.json``); a file that cannot be read is FAILED."""
+    path = Path(name)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        return _failed(name, "cannot read: %s" % (e.strerror or e))
+    side, bad_side = _read_side(path)
+    if bad_side:
+        report = verify_game(name, data, None, secret, key_for)
+        report["status"] = FAILED
+        report["problems"].append(bad_side)
+        report["hmac"] = None
+        return report
+    return verify_game(name, data, side, secret, key_for, side_name=path.with_suffix(".json").name)
+
+
+def verify_paths(
+    names: Iterable[str],
+    secret: bytes | None = None,
+    key_for: Callable[[str], bytes | None] | None = None,
+) -> list[dict]:
+    """A report (``verify_game``) for every game named: files, or folders of synced games
+    (their .bin files, recursively); a game's .json, .sgf or .psq stands for its .bin.
+    ``secret`` the board's key for every game, else ``key_for(board id)`` (the paired keys:
+    ``host_tools.keys.get``)."""
+    reports = []
+    for name, why in _files(names):
+        if why is not None:
+            reports.append(_failed(name, why))
+            continue
+        try:
+            reports.append(verify_file(name, secret, key_for))
+        except Exception as e:  # whatever it is: a line for this file, then the others
+            reports.append(_failed(name, "cannot be checked: %r" % (e,)))
+    return reports
+
+
+def line(report: dict) -> str:
+    """A report as ``tengen verify`` prints it: ``NAME: ok``, ``NAME: ok, HMAC not checked
+    (why)`` or ``NAME: FAILED: why; why``, and a note in brackets."""
+    if report["status"] == FAILED:
+        text = "FAILED: " + "; ".join(report["problems"])
+    elif report["status"] == OK:
+        text = "ok"
+    else:
+        text = "ok, HMAC not checked (%s)" % report["hmac"]
+    if report.get("note"):
+        text += " [%s]" % report["note"]
+    return "%s: %s" % (report["file"], text)
+
+
+def exit_code(reports: list[dict]) -> int:
+    """The worst of the reports: EXIT_FAILED, else EXIT_UNCHECKED, else EXIT_OK."""
+    statuses = {r["status"] for r in reports}
+    if FAILED in statuses:
+        return EXIT_FAILED
+    if UNCHECKED in statuses:
+        return EXIT_UNCHECKED
+    return EXIT_OK
+
+
+def summary(reports: list[dict]) -> dict:
+    """``{"files": reports, "ok": n, "hmac_not_checked": n, "failed": n, "exit": code}``:
+    what ``tengen verify --json`` prints."""
+    count = {s: sum(r["status"] == s for r in reports) for s in (OK, UNCHECKED, FAILED)}
+    return {
+        "files": reports,
+        "ok": count[OK],
+        "hmac_not_checked": count[UNCHECKED],
+        "failed": count[FAILED],
+        "exit": exit_code(reports),
+    }

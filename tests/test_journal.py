@@ -182,7 +182,11 @@ def test_thousand_games_of_250_moves_fit_in_the_pico_filesystem():
     if not IS_MICROPYTHON:
         skip("needs VfsLfs2 (MicroPython)")
     # On a file: the unix port's default heap has no room for 1,408 KiB in one piece.
-    path = "/tmp/tengen-pico-flash-%d.bin" % Rng(0).s
+    # A name of its own: two test runs on one machine must not share the file.
+    import binascii
+
+    tmp = os.getenv("TMPDIR") or "/tmp"
+    path = "%s/tengen-pico-flash-%s.bin" % (tmp, binascii.hexlify(os.urandom(6)).decode())
     try:
         os.remove(path)
     except OSError:

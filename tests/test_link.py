@@ -1,31 +1,45 @@
-"""The PC link (firmware/link/): framing, every command's reply, bad input, idempotency, HMAC,
-and a fuzz of random and mutated lines while a game is played through ``Match``.
+"""The PC link (firmware/link/): framing, every command's reply, bad input (invalid UTF-8 of
+every kind), idempotency, HMAC, running out of memory, a fuzz of random and mutated lines while
+a game is played through ``Match``, and a flood of settings requests.
 
 The server is driven as the board's task drives it: ``feed`` bytes, ``poll``, read the lines
 written to ``out``. ``TENGEN_LINK_FUZZ`` sets the fuzz's line count (default 10,000;
-``tests/host/test_link_fuzz.py`` runs 100,000 on MicroPython).
+``tests/host/test_link_fuzz.py`` runs 100,000 on MicroPython), ``TENGEN_LINK_FLOOD`` the
+flood's (default 3,000; 30,000 there, in a small heap). The game's modules (the match, the
+sensing, the journal and their test helpers) are imported by the first ``Board``, so the flood
+alone runs in a heap not much larger than the board's (``-X heapsize=``).
 """
 
 import binascii
 import json
 import os
 
+from firmware import settings as S
 from firmware.clock.clock import BLACK, PAUSED, RUNNING, WHITE
 from firmware.link import protocol as P
 from firmware.link.hmac import equal, hmac_sha256
 from firmware.link.server import CHUNK_MAX, LINES_PER_POLL, PIN_LOCK_MS, Server
-from firmware.match import MOVED, Match
-from firmware.sensing.grid import Sensing
-from firmware.store import records as R
-from firmware.store.journal import Journal, write_atomic
-from tests.support import IS_MICROPYTHON, Rng
-from tests.test_journal import HEADER, fresh_root
-from tests.test_physical_replay import N, calibrated
+from tests.support import IS_MICROPYTHON, Rng, skip
 
 SECRET = bytes(range(100, 132))
 PIN = "4821"
 
+# Bound by _game_modules(): the game's side, ~200 KB of the unix port's heap.
+MOVED = Match = Sensing = R = Journal = write_atomic = HEADER = fresh_root = None
+N = calibrated = None
 _cal = []
+
+
+def _game_modules():
+    global MOVED, Match, Sensing, R, Journal, write_atomic, HEADER, fresh_root, N, calibrated
+    if Match is not None:
+        return
+    from firmware.match import MOVED, Match
+    from firmware.sensing.grid import Sensing
+    from firmware.store import records as R
+    from firmware.store.journal import Journal, write_atomic
+    from tests.test_journal import HEADER, fresh_root
+    from tests.test_physical_replay import N, calibrated
 
 
 def _calibrated():
@@ -40,6 +54,7 @@ class Board:
     """A match on the simulated grid, a journal with a few games, a server, the host's view."""
 
     def __init__(self, games=3, time="cn-local"):
+        _game_modules()
         self.grid, self.frame, cal = _calibrated()
         self.root = fresh_root(blocks=128)
         self.journal = Journal(self.root)
@@ -457,6 +472,334 @@ def test_each_kind_of_bad_input_gets_a_clear_error():
     assert b.ask("hello")["ok"]  # and the link still works
 
 
+# Invalid UTF-8 of every kind (RFC 3629 section 3 and its table of well-formed sequences).
+# MicroPython's bytes.decode() takes all but the stray, truncated and never-used bytes and its
+# JSON reader the rest, so the board must check them itself.
+BAD_UTF8 = (
+    (b"\xc0\xaf", "overlong /"),
+    (b"\xc1\xbf", "overlong DEL"),
+    (b"\xe0\x80\xaf", "overlong 3-byte /"),
+    (b"\xe0\x9f\xbf", "overlong 3-byte U+07FF"),
+    (b"\xf0\x80\x80\xaf", "overlong 4-byte /"),
+    (b"\xf0\x8f\xbf\xbf", "overlong 4-byte U+FFFF"),
+    (b"\xed\xa0\x80", "surrogate U+D800"),
+    (b"\xed\xad\xbf", "surrogate U+DB7F"),
+    (b"\xed\xb0\x80", "surrogate U+DC00"),
+    (b"\xed\xbf\xbf", "surrogate U+DFFF"),
+    (b"\xed\xa0\xbd\xed\xb8\x80", "surrogate pair as CESU-8"),
+    (b"\xf4\x90\x80\x80", "U+110000"),
+    (b"\xf7\xbf\xbf\xbf", "U+1FFFFF"),
+    (b"\xf8\x88\x80\x80\x80", "5-byte form"),
+    (b"\xfc\x84\x80\x80\x80\x80", "6-byte form"),
+    (b"\x80", "stray continuation"),
+    (b"\xbf", "stray continuation BF"),
+    (b"\x80\x80", "two stray continuations"),
+    (b"\xc3", "truncated 2-byte"),
+    (b"\xe4\xb8", "truncated 3-byte"),
+    (b"\xf0\x9f\x98", "truncated 4-byte"),
+    (b"\xe4\xb8a", "3-byte cut by ASCII"),
+    (b"\xfe", "FE"),
+    (b"\xff", "FF"),
+)
+GOOD_UTF8 = (
+    b"",
+    b"plain ASCII \x00\x7f",
+    b"\xc2\x80",  # U+0080
+    b"\xdf\xbf",  # U+07FF
+    b"\xe0\xa0\x80",  # U+0800
+    b"\xed\x9f\xbf",  # U+D7FF, the last before the surrogates
+    b"\xee\x80\x80",  # U+E000, the first after
+    b"\xef\xbf\xbf",  # U+FFFF
+    b"\xf0\x90\x80\x80",  # U+10000
+    b"\xf4\x8f\xbf\xbf",  # U+10FFFF, the last
+    "黑方 李昌镐 五子棋".encode(),
+    b"\xf0\xa0\x80\x80",  # U+20000, CJK extension B (some names need it)
+)
+
+
+def test_utf8_error_finds_every_kind_of_invalid_utf8():
+    for good in GOOD_UTF8:
+        assert P.utf8_error(good) == -1, good
+        assert P.utf8_error(b"x" + good + b"y", 1, len(good) + 1) == -1, good
+    for bad, what in BAD_UTF8:
+        for pre, post in ((b"", b""), (b'{"a":"', b'"}'), ("é".encode(), b"z")):
+            assert P.utf8_error(pre + bad + post) == len(pre), (what, pre)
+    assert P.utf8_error(b"ab\xc3\xa9", 0, 3) == 2  # cut by ``end``: truncated there
+    assert P.utf8_error(b"\xc3\xa9\x80") == 2  # a continuation after a whole character
+    if not IS_MICROPYTHON:
+        for bad, what in BAD_UTF8:  # CPython's decoder, the oracle, agrees
+            try:
+                bad.decode()
+                raise AssertionError(what)
+            except UnicodeDecodeError:
+                pass
+
+
+def test_utf8_error_agrees_with_cpython_on_random_bytes():
+    if IS_MICROPYTHON:
+        skip("CPython's decoder is the oracle; the table above checks this runtime")
+    rng = Rng(77)
+    lead = (0x00, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE)
+    lead += (0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xF7, 0xF8, 0xFE, 0xFF)
+    cont = (0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF)
+    for a in lead:  # every boundary of the table, two bytes after each lead byte
+        for b in cont:
+            for c in cont:
+                for d in (0x80, 0xBF, 0x41):
+                    data = bytes((a, b, c, d))
+                    try:
+                        data.decode()
+                        want = -1
+                    except UnicodeDecodeError as e:
+                        want = e.start
+                    assert P.utf8_error(data) == want, data
+    for _ in range(20000):
+        data = bytes(
+            lead[rng.below(len(lead))] if rng.below(3) else rng.below(256)
+            for _ in range(rng.below(12))
+        )
+        try:
+            data.decode()
+            want = -1
+        except UnicodeDecodeError as e:
+            want = e.start
+        assert P.utf8_error(data) == want, data
+
+
+def test_join_surrogates_reads_escaped_pairs_as_cpython_does():
+    line = b'{"a":"\\ud840\\udc00 \\\\ud800 \\u00e9","b":"\\uD83D\\uDE00"}'
+    joined = P.join_surrogates(line)
+    assert json.loads(joined) == {"a": "\U00020000 \\ud800 \u00e9", "b": "\U0001f600"}
+    assert json.loads(joined)["a"].encode() == b"\xf0\xa0\x80\x80 \\ud800 \xc3\xa9"
+    if not IS_MICROPYTHON:  # CPython's reader joins the pairs itself: the same
+        assert json.loads(joined) == json.loads(line.decode())
+    assert P.join_surrogates(b'{"a":"\\u00e9\\\\"}') == b'{"a":"\\u00e9\\\\"}'  # none: same
+    for lone in (
+        b'"\\ud800"',
+        b'"\\udfff"',
+        b'"\\udc00\\ud800"',
+        b'"\\ud83d\\u0041"',
+        b'"\\ud83d"',
+        b'"\\ud83d',
+    ):
+        try:
+            P.join_surrogates(lone)
+            raise AssertionError(lone)
+        except ValueError:
+            pass
+
+
+def test_find_id_reads_the_id_of_a_broken_line():
+    cases = (
+        (b'{"v":1,"id":7,"cmd":"\xff"}', 7),
+        (b'{"v":1,"set":{"id":5},"id":"ab"}', "ab"),  # the top level's
+        (b'{"id":1,"id":2}', 2),  # the last, as a JSON reader
+        (b'  {"id" : 2147483647 }', 2147483647),
+        (b'{"id":"\xe5\xaf\xb9\xe5\xb1\x80"}', "对局"),
+        (b'{"x":"\\"id\\":3","id":4}', 4),
+        (b'{"v":1,"id":5,"cmd":"hel', 5),  # cut short after the id
+        (b'{"id":' + b'"' + b"x" * 32 + b'"}', "x" * 32),
+        (b'{"id":2147483648}', None),
+        (b'{"id":07}', None),
+        (b'{"id":-1}', None),
+        (b'{"id":1.5}', None),
+        (b'{"id":1e3}', None),
+        (b'{"id":true}', None),
+        (b'{"id":"\xed\xa0\x80"}', None),  # not UTF-8: never echoed
+        (b'{"id":"a\\"b"}', None),  # an escape: left to the JSON reader
+        (b'{"id":"a\tb"}', None),  # a control character
+        (b'{"id":' + b'"' + b"x" * 33 + b'"}', None),
+        (b'{"id":5', None),  # cut inside the id: 5 or 57?
+        (b'[{"id":1}]', None),
+        (b'"id":1}', None),
+        (b"", None),
+    )
+    for line, want in cases:
+        assert P.request_id(line) == want, (line, P.request_id(line))
+    # On lines a JSON reader takes, the same id (or none, for an id with an escape).
+    rng = Rng(31)
+    for _ in range(3000):
+        line = _fuzz_line(rng).rstrip(b"\n").rstrip(b"\r")
+        try:
+            obj = json.loads(line.decode())
+        except Exception:
+            continue
+        if isinstance(obj, dict) and "id" in obj:
+            got = P.request_id(line)
+            assert got is None or (got == obj["id"] and type(got) is type(obj["id"])), line
+
+
+def _reply_ok(line):
+    # One reply line: strict UTF-8 (CPython's decoder where there is one), one JSON object,
+    # and no escaped surrogate in it either; returns the object.
+    assert line.endswith(b"\n") and line.count(b"\n") == 1, line
+    assert P.utf8_error(line) == -1, line
+    if not IS_MICROPYTHON:
+        line.decode()  # strict
+    obj = json.loads(line)
+    _strings_ok(obj)
+    return obj
+
+
+def _strings_ok(v):
+    if isinstance(v, str):
+        v.encode()  # CPython: a lone surrogate from a \u escape raises here
+        assert P.utf8_error(v.encode()) == -1
+    elif isinstance(v, dict):
+        for k in v:
+            _strings_ok(k)
+            _strings_ok(v[k])
+    elif isinstance(v, list):
+        for x in v:
+            _strings_ok(x)
+
+
+def test_every_kind_of_invalid_utf8_is_refused_with_the_request_id():
+    b = Board(games=0)
+    rid = 100
+    for bad, what in BAD_UTF8:
+        for place in (
+            b'{"v":1,"id":%d,"cmd":"hello%s"}',
+            b'{"v":1,"id":%d,"cmd":"settings","set":{"black":"%s"}}',
+            b'{"v":1,"id":%d,"cmd":"settings","set":{"%s":1}}',
+            b'{"v":1,"id":%d,"cmd":"x","note":"%s',  # the line ends inside it
+            b'{"v":1,"id":%d,%s"cmd":"hello"}',  # not even JSON there
+        ):
+            rid += 1
+            line = place.replace(b"%d", b"%d" % rid).replace(b"%s", bad)
+            start = len(b.out)
+            got = b.send(line + b"\n")
+            assert len(got) == 1, (what, line, got)
+            for raw in b.out[start:]:
+                _reply_ok(raw)
+            _err(got[0], "bad_utf8")
+            assert got[0]["id"] == rid, (what, line, got)
+        # In a string id the id cannot be echoed: the reply has none.
+        got = b.send(b'{"v":1,"id":"a%sb","cmd":"hello"}\n' % bad)
+        _err(got[0], "bad_utf8")
+        assert "id" not in got[0], (what, got)
+    assert b.settings["black"] == "" if "black" in b.settings else True
+    assert b.ask("hello")["ok"]
+
+
+def test_lone_surrogate_escapes_are_refused_and_pairs_taken():
+    b = Board(games=0)
+    for i, esc in enumerate((b"\\ud800", b"\\uDFFF", b"\\udc00\\ud800", b"\\ud83dx", b"\\ud83d")):
+        line = b'{"v":1,"id":%d,"cmd":"settings","set":{"black":"%s"}}\n' % (i + 1, esc)
+        got = b.send(line)
+        _err(got[0], "bad_utf8")
+        assert got[0]["id"] == i + 1
+        assert not b.saved
+    for i, esc in enumerate((b"\\ud840\\udc00\\u674e", "\U00020000李".encode())):
+        line = b'{"v":1,"id":%d,"cmd":"settings","set":{"black":"%s"}}\n' % (50 + i, esc)
+        start = len(b.out)
+        got = b.send(line)
+        assert got[0]["ok"] and got[0]["id"] == 50 + i, got
+        assert got[0]["settings"]["black"] == "\U00020000李"
+        assert (
+            _reply_ok(b.out[start])["settings"]["black"].encode()
+            == b"\xf0\xa0\x80\x80\xe6\x9d\x8e"
+        )
+        assert b.settings["black"] == "\U00020000李"
+    # Echoed text: an unknown command, a string id, in any script
+    got = b.send('{"v":1,"id":"对局-1","cmd":"下棋\\ud83d\\ude00"}\n'.encode())
+    _err(got[0], "unknown_cmd")
+    assert got[0]["id"] == "对局-1" and got[0]["message"] == "unknown command: 下棋\U0001f600"
+    _reply_ok(b.out[-1])
+
+
+def test_an_error_reply_carries_the_id_when_the_line_has_one():
+    b = Board(games=0)
+    got = b.send(b'{"v":1,"id":5,"cmd":"hel\n')
+    _err(got[0], "bad_json")
+    assert got[0]["id"] == 5
+    got = b.send(b'{"v":1,"id":"s-6","cmd":"hello"\n')
+    _err(got[0], "bad_json")
+    assert got[0]["id"] == "s-6"
+    got = b.send(b'{"v":1,"id":7,"cmd":"settings","set":{"black":"' + b"x" * 600 + b'"}}\n')
+    _err(got[0], "too_long")
+    assert got[0]["id"] == 7
+    got = b.send(b'{"v":1,"cmd":"settings","set":{"black":"' + b"x" * 600 + b'"},"id":8}\n')
+    _err(got[0], "too_long")
+    assert "id" not in got[0]  # past the bytes kept: not known
+    assert b.ask("hello")["ok"]
+
+
+def _failing(real, times):
+    # ``real`` (a command), raising MemoryError the first ``times`` calls (-1: always).
+    calls = [0]
+
+    def command(srv, req):
+        calls[0] += 1
+        if times < 0 or calls[0] <= times:
+            raise MemoryError("memory allocation failed")
+        return real(srv, req)
+
+    return command, calls
+
+
+def test_a_memory_error_is_tried_again_then_answered_with_the_id():
+    from firmware.link import server as SV
+
+    b = Board(games=0)
+    real = SV.COMMANDS["hello"]
+    try:
+        SV.COMMANDS["hello"], calls = _failing(real, 1)
+        got = b.send(b'{"v":1,"id":61,"cmd":"hello"}\n')
+        assert got[0]["ok"] and got[0]["id"] == 61 and calls[0] == 2  # the second try
+        SV.COMMANDS["hello"], calls = _failing(real, -1)
+        for line, rid in (
+            (b'{"v":1,"id":62,"cmd":"hello"}', 62),
+            ('{"v":1,"id":"对局","cmd":"hello"}'.encode(), "对局"),
+            (b'{"v":1,"cmd":"hello","id":2147483647}', 2147483647),
+            (
+                b'{"v":1,"id":"' + "\U00020000".encode() * 32 + b'","cmd":"hello"}',
+                "\U00020000" * 32,
+            ),
+        ):
+            start = len(b.out)
+            got = b.send(line + b"\n")
+            assert len(got) == 1
+            _err(got[0], "no_memory")
+            assert got[0]["id"] == rid, got
+            _reply_ok(bytes(b.out[start]))
+        assert calls[0] == 8  # each tried twice
+        assert b.srv.no_memory == 4 and not b.srv.faults  # not an internal fault
+        got = b.send(b'{"v":1,"cmd":"hello"}\n')  # no id: "missing", as ever
+        _err(got[0], "missing")
+    finally:
+        SV.COMMANDS["hello"] = real
+    assert b.ask("hello")["ok"]
+    assert b.send(b'{"v":1,"id":62,"cmd":"hello"}\n')[0]["ok"]  # not cached as failed
+
+
+def test_the_no_memory_reply_allocates_nothing():
+    if not IS_MICROPYTHON:
+        skip("heap_lock is MicroPython's")
+    import gc
+
+    import micropython
+
+    b = Board(games=0)
+    for line, rid in (
+        (b'{"v":1,"id":71,"cmd":"hello"}', 71),
+        ('{"v":1,"id":"对局","cmd":"list"}'.encode(), "对局"),
+        (b'{"v":1,"cmd":"hello"}', None),
+        (b'{"v":1,"id":72,"cmd":"\xff"}', 72),
+        (P.TOO_LONG, None),
+    ):
+        gc.collect()
+        micropython.heap_lock()
+        try:
+            reply = b.srv.handle(line)
+        finally:
+            micropython.heap_unlock()
+        obj = _reply_ok(bytes(reply))
+        _err(obj, "no_memory")
+        assert obj.get("id") == rid, obj
+    assert b.ask("hello")["ok"]
+
+
 def test_the_same_request_twice_gets_the_same_reply_once_done():
     b = Board(games=2)
     line = b'{"v":1,"id":42,"cmd":"ack","game":1}\n'
@@ -523,8 +866,17 @@ _BYTES = b'{}[]",:0123456789-.eE truefalsnul\\/\r\n\t\xff\xc3\x80'
 
 def _fuzz_line(rng):
     # One line (with its newline, most of the time): random bytes, a template or a mutation.
-    r = rng.below(10)
-    if r == 0:
+    r = rng.below(12)
+    if r >= 10:  # a template with invalid UTF-8 of one kind, or a lone surrogate escape
+        line = _TEMPLATES[rng.below(len(_TEMPLATES))]
+        if r == 10:
+            put = BAD_UTF8[rng.below(len(BAD_UTF8))][0]
+        else:
+            put = (b"\\ud800", b"\\udfff", b"\\udbff\\u0041", b"\\ud840\\udc00")[rng.below(4)]
+        quote = line.find(b'"', rng.below(len(line)))  # into a string (or anywhere)
+        p = quote + 1 if quote >= 0 and rng.below(4) else rng.below(len(line) + 1)
+        line = line[:p] + put + line[p:]
+    elif r == 0:
         line = bytes(rng.below(256) for _ in range(rng.below(80)))
     elif r == 1:
         line = bytes(_BYTES[rng.below(len(_BYTES))] for _ in range(rng.below(60)))
@@ -559,39 +911,69 @@ def _fuzz_line(rng):
 class _Expected:
     """The replies the framing rules promise for a byte stream, counted as it goes (split on
     newlines here, independently of ``Framer``): one per complete line that is too long or
-    not blank."""
+    not blank; and for each, the id it must carry (``ids``, oldest first)."""
 
     def __init__(self, max_line=P.MAX_LINE):
         self.max_line = max_line
         self.n = 0
         self.cur = b""
-        self.long = False
+        self.long = None  # the first max_line bytes of a line too long
+        self.ids = []
 
     def add(self, data):
         pieces = data.split(b"\n")
         for i, piece in enumerate(pieces):
-            if not self.long:
+            if self.long is None:
                 self.cur += piece
                 if len(self.cur) > self.max_line:
-                    self.long = True
+                    self.long = self.cur[: self.max_line]
                     self.cur = b""
             if i < len(pieces) - 1:
-                if self.long or self.cur.strip(b" \t\r"):
+                if self.long is not None:
                     self.n += 1
+                    self.ids.append(P.request_id(self.long))
+                elif self.cur.strip(b" \t\r"):
+                    self.n += 1
+                    self.ids.append(_want_id(self.cur))
                 self.cur = b""
-                self.long = False
+                self.long = None
+
+
+def _want_id(line):
+    # The id a reply to ``line`` must carry: the JSON reader's when the line is a request
+    # object (strict UTF-8, escaped pairs joined), else the one find_id sees, if any.
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    obj = None
+    if P.utf8_error(line) < 0:
+        try:
+            obj = json.loads(P.join_surrogates(line).decode())
+        except Exception:
+            obj = None
+    if obj is None:
+        return P.request_id(line)
+    if not isinstance(obj, dict):
+        return None
+    rid = obj.get("id")
+    if isinstance(rid, str):
+        return rid if len(rid) <= 32 else None
+    if isinstance(rid, int) and not isinstance(rid, bool) and 0 <= rid < 1 << 31:
+        return rid
+    return None
 
 
 class _Replies:
-    """The server's ``out`` for the fuzz: each line checked and counted, none kept."""
+    """The server's ``out`` for the fuzz: each line checked (strict UTF-8, JSON, never
+    ``internal``, the id its request line holds) and counted, none kept."""
 
-    def __init__(self):
+    def __init__(self, expected):
+        self.expected = expected
         self.replies = 0
         self.events = 0
+        self.codes = {}
 
     def __call__(self, line):
-        assert line.endswith(b"\n") and line.count(b"\n") == 1
-        obj = json.loads(line)
+        obj = _reply_ok(bytes(line))
         assert obj["v"] == 1
         if "event" in obj:
             self.events += 1
@@ -599,6 +981,11 @@ class _Replies:
         self.replies += 1
         assert obj["ok"] is True or (obj["ok"] is False and obj["error"] and obj["message"])
         assert obj["ok"] is False or "id" in obj
+        code = obj.get("error", "ok")
+        assert code != "internal", obj
+        self.codes[code] = self.codes.get(code, 0) + 1
+        want = self.expected.ids.pop(0)
+        assert obj.get("id") == want, (obj, want)
 
 
 def test_fuzz_lines_while_a_game_is_played():
@@ -609,7 +996,7 @@ def test_fuzz_lines_while_a_game_is_played():
     b.start()
     used = [0, 0, 0]
     expected = _Expected()
-    got = _Replies()
+    got = _Replies(expected)
     b.srv.out = got
     points = [(x, y) for y in range(1, 18, 4) for x in range(1, 18, 2)]  # no captures
     per_move = total // len(points) + 1
@@ -643,6 +1030,7 @@ def test_fuzz_lines_while_a_game_is_played():
     assert b.match.clock.state == RUNNING and b.match.game.ply == len(points)
     assert b.match.clock.spent[BLACK] == used[BLACK] and b.match.clock.spent[WHITE] == used[WHITE]
     assert got.replies == expected.n and got.replies > total * 9 // 10
+    assert got.codes.get("bad_utf8", 0) > total // 20, got.codes  # every kind, many times
     b.srv.out = b.out.append
     # The journal is whole: the game in progress has every move, the others are unchanged.
     recs = b.journal.records(b.journal.game_no)
@@ -657,3 +1045,198 @@ def test_settings_take_true_and_false_on_both_runtimes():
     r = b.ask("settings", set={"free_captures": True})
     assert r["ok"] and r["settings"]["free_captures"] is True, r
     assert b.ask("settings")["settings"]["free_captures"] is True
+
+
+# ---- settings floods ---------------------------------------------------------------------------
+
+
+class _Holder:
+    # The app as the server sees it for settings: their dict, and a count of the changes.
+    def __init__(self, settings):
+        self.settings = settings
+        self.changed = 0
+
+    def settings_changed(self):
+        self.changed += 1
+
+
+_NAMES = ("李昌镐", "聂卫平", "Cho Chikun", "Ōhashi", "\U00020000\U0002a6d6", "")
+
+
+def _flood_request(rng, rid, want):
+    # One settings request of the flood: (line, the error code it must get or "ok"); a valid
+    # change is also made in ``want``, the settings the board must then hold.
+    r = rng.below(12)
+    req = {"v": 1, "id": rid, "cmd": "settings"}
+    code = "bad_value"
+    if r == 0:  # a new key (not a setting), as the flood of the report
+        req["set"] = {"k%06d" % rng.below(1 << 20): rng.below(1000)}
+    elif r == 1:  # six new keys of text
+        req["set"] = {"n%d_%05d" % (k, rng.below(99999)): "x" * 20 for k in range(6)}
+    elif r == 2:  # an oversized key
+        req["set"] = {"k" * rng.between(17, 400): 1}
+    elif r == 3:  # an oversized value
+        req["set"] = {
+            ("black", "white", "event", "round", "table")[rng.below(5)]: "y" * rng.between(33, 400)
+        }
+    elif r == 4:  # too many keys at once
+        req["set"] = {"s%d" % k: k for k in range(rng.between(25, 40))}
+    elif r == 5:  # a known key, a value out of range
+        req["set"] = {"volume": rng.between(4, 1 << 20)}
+    elif r == 6:  # invalid UTF-8 in a key or a value
+        bad = BAD_UTF8[rng.below(len(BAD_UTF8))][0]
+        line = b'{"v":1,"id":%d,"cmd":"settings","set":{"%s":"%s"}}' % (
+            rid,
+            bad if rng.below(2) else b"event",
+            b"v" if rng.below(2) else bad,
+        )
+        if line.count(bad) == 0:
+            line = line.replace(b'"v"}', b'"' + bad + b'"}')
+        return line, "bad_utf8"
+    elif r == 7:  # a lone surrogate escape
+        return b'{"v":1,"id":%d,"cmd":"settings","set":{"white":"a\\udc01"}}' % rid, "bad_utf8"
+    elif r == 8:  # a line too long
+        return b'{"v":1,"id":%d,"cmd":"settings","set":{"%s":1}}' % (rid, b"z" * 600), "too_long"
+    elif r == 9:  # just read them
+        code = "ok"
+    else:  # valid changes, interleaved
+        name = _NAMES[rng.below(len(_NAMES))]
+        change = {"volume": rng.below(4), "black": name, "komi2": rng.between(-30, 60)}
+        req["set"] = change
+        want.update(change)
+        code = "ok"
+    return P.dumps(req)[:-1], code
+
+
+def _flood(n, seed=4242):
+    # A server on the board's full settings, flooded with ``n`` settings requests; the heap
+    # (MicroPython) before and after, the number of valid changes.
+    import gc
+
+    settings = dict(S.DEFAULTS)
+    holder = _Holder(settings)
+    files = [b""]
+
+    def save(new):
+        files[0] = json.dumps(new).encode()  # what would be written: its bytes
+        return True
+
+    expected = _Expected()
+    got = _Replies(expected)
+    srv = Server(
+        holder, None, SECRET, out=got, now=lambda: 1000, board="TG-F", save=save, settings=settings
+    )
+    rng = Rng(seed)
+    want = dict(settings)
+    mem = []
+    for i in range(n):
+        if i == min(200, n // 2):  # after a warm-up: the cache is full, strings interned
+            gc.collect()
+            mem.append(getattr(gc, "mem_free", lambda: 0)())
+        line, code = _flood_request(rng, i + 1, want)
+        data = line + b"\n"
+        expected.add(data)
+        before = dict(got.codes)
+        while data:
+            data = data[srv.feed(data) :]
+            srv.poll()
+        while srv.poll():
+            pass
+        assert got.replies == expected.n == i + 1, (i, line)
+        after = [c for c in got.codes if got.codes[c] != before.get(c, 0)]
+        assert after == [code], (line, code, after)
+    gc.collect()
+    mem.append(getattr(gc, "mem_free", lambda: 0)())
+    assert not srv.faults and srv.no_memory == 0, srv.faults
+    assert settings == want and json.loads(files[0]) == want
+    assert sorted(settings) == sorted(S.DEFAULTS) and len(files[0]) <= S.MAX_BYTES
+    assert len(srv.cache) <= 8 and srv.framer.waiting() == 0 and srv.framer.long_ids == []
+    return mem, got.codes
+
+
+def test_a_settings_flood_keeps_the_heap_and_every_id():
+    # thousands of settings requests: new keys, oversized keys and values, invalid UTF-8,
+    # lines too long, valid changes in between; every reply with its id, none "internal",
+    # the settings only what they were plus the valid changes, the heap as it was.
+    total = int(os.getenv("TENGEN_LINK_FLOOD") or 3000)
+    mem, codes = _flood(total)
+    for code in ("ok", "bad_value", "bad_utf8", "too_long"):
+        assert codes.get(code, 0) > total // 20, codes
+    if IS_MICROPYTHON:
+        grown = mem[0] - mem[1]
+        assert grown < 4096, "the heap grew by %d bytes over %d requests" % (grown, total)
+
+
+def _fill_heap(chunks):
+    # Allocate until nothing is left, into the preallocated list ``chunks``; how many.
+    import gc
+
+    j = 0
+    size = gc.mem_free()
+    while size >= 16 and j < len(chunks):
+        try:
+            chunks[j] = bytearray(size)
+            j += 1
+        except MemoryError:
+            size //= 2
+    return j
+
+
+def test_a_nearly_full_heap_still_answers_every_request_with_its_id():
+    # The request is queued, the heap filled but for 0 to 64 KB, and the server
+    # polled: the reply is the right one or "no_memory", never "internal", always with its id.
+    if not IS_MICROPYTHON:
+        skip("a full heap is MicroPython's (-X heapsize)")
+    import gc
+
+    if gc.mem_free() + gc.mem_alloc() > 1 << 20:
+        # Every collection sweeps the whole heap: in mp_run's 64 MB, minutes.
+        skip("in a heap of at most 1 MB: tests/host/test_link_fuzz.py runs it in 256 KB")
+    holder = _Holder(dict(S.DEFAULTS))
+    sink = bytearray(1024)
+    size = [0]
+
+    def out(data):  # allocates nothing: a copy into ``sink``
+        n = len(data)
+        for k in range(n):
+            sink[k] = data[k]
+        size[0] = n
+
+    srv = Server(holder, None, SECRET, out=out, now=lambda: 1000, save=lambda new: True)
+    cases = (
+        (b'{"v":1,"id":%d,"cmd":"hello"}', "ok"),
+        (b'{"v":1,"id":%d,"cmd":"settings"}', "ok"),
+        (b'{"v":1,"id":%d,"cmd":"settings","set":{"volume":1,"black":"\xe6\x9d\x8e"}}', "ok"),
+        (b'{"v":1,"id":%d,"cmd":"settings","set":{"colour":"red"}}', "bad_value"),
+        (b'{"v":1,"id":%d,"cmd":"list"}', "no_journal"),
+        (b'{"v":1,"id":%d,"cmd":"hello\xed\xa0\x80"}', "bad_utf8"),
+        (b'{"v":1,"id":%d,"cmd":"hel', "bad_json"),
+    )
+    rng = Rng(99)
+    chunks = [None] * 400
+    codes = {}
+    for i in range(400):
+        template, code = cases[i % len(cases)]
+        line = template.replace(b"%d", b"%d" % (i + 1)) + b"\n"
+        assert srv.feed(line) == len(line)
+        j = _fill_heap(chunks)
+        gap = rng.below(1 << rng.between(8, 16))  # the smallest chunks freed: the server's
+        while j > 0 and gap > 0:
+            j -= 1
+            gap -= len(chunks[j])
+            chunks[j] = None
+        size[0] = 0
+        srv.poll()
+        for k in range(len(chunks)):
+            chunks[k] = None
+        gc.collect()
+        reply = _reply_ok(bytes(sink[: size[0]]))
+        if reply.get("message") == "settings: more than %d bytes" % S.MAX_BYTES:
+            # firmware/settings.py's _size_of takes a MemoryError for a size over the bound
+            # (its ``except Exception``): the settings are refused, wrongly said too big.
+            reply["error"] = "no_memory"
+        assert reply.get("error", "ok") in (code, "no_memory"), (line, reply)
+        assert reply["id"] == i + 1, (line, reply)
+        codes[reply.get("error", "ok")] = codes.get(reply.get("error", "ok"), 0) + 1
+    assert codes.get("no_memory", 0) > 10 and codes.get("ok", 0) > 10, codes
+    assert holder.settings["black"] == "李" and not srv.faults, (codes, srv.faults)

@@ -13,12 +13,18 @@ out twice: USB CDC drops what no one reads, so the host asks again. The commands
 
 Bad input never reaches the game: framing is bounded (``protocol.Framer``), ``poll`` handles
 at most ``LINES_PER_POLL`` lines, every failure becomes an error reply, and nothing raises out
-of ``poll``. The protected commands (``delete``, ``adjust``, ``maintenance``, ``pair``, and
-``settings`` changing the PIN) need the arbiter's PIN in ``"pin"``; ``PIN_TRIES`` wrong
+of ``poll``. A line that is not strict UTF-8 gets ``bad_utf8`` (MicroPython would take it and
+echo its bytes back), so every line the board writes is UTF-8 JSON. An error reply carries the
+request's id even when the line is not JSON or is too long (``protocol.find_id`` reads it from
+the bytes). Running out of memory is an error like the others: the request is tried once more
+after a collection, then answered ``no_memory`` with its id from a buffer made at start,
+allocating nothing. The protected commands (``delete``, ``adjust``, ``maintenance``, ``pair``,
+and ``settings`` changing the PIN) need the arbiter's PIN in ``"pin"``; ``PIN_TRIES`` wrong
 PINs lock them for ``PIN_LOCK_MS``.
 """
 
 import binascii
+import gc
 import json
 import os
 
@@ -41,6 +47,13 @@ SECRET_BYTES = 32
 _REQUIRED = object()
 _SETTING_KEYS = 24  # settings a ``settings`` request may set at once
 _REBASE_MS = 1 << 27  # the calendar's tick base is moved on before ticks.diff would wrap
+
+# The reply when the heap has no room, made without allocating (``Server._no_memory``): A, then
+# '"id":' the id ',' when the id was found, then C; spaces to the buffer's end, then a newline.
+_NOMEM_A = b'{"v":1,'
+_NOMEM_B = b'"id":'
+_NOMEM_C = b'"ok":false,"error":"no_memory","message":"out of memory: ask again"}'
+_NOMEM_LEN = len(_NOMEM_A) + len(_NOMEM_B) + 2 + 4 * P.ID_CHARS + 1 + len(_NOMEM_C) + 1
 
 
 class Reject(Exception):
@@ -128,7 +141,10 @@ class Server:
         self.requests = 0  # lines handled
         self.errors = 0  # error replies sent
         self.faults = []  # unexpected exceptions (repr), the last few
+        self.faults_lost = 0  # faults not kept for want of memory
         self._seen = None  # the watch's view: match, ply, clock key, incidents, result
+        self.no_memory = 0  # requests answered no_memory
+        self._nomem = bytearray(_NOMEM_LEN)  # that reply, made at start (_no_memory)
 
     # ---- the flow -----------------------------------------------------------------------------
 
@@ -138,7 +154,10 @@ class Server:
             return self.framer.feed(data)
         except Exception as e:  # cannot happen; a broken link must still not stop the game
             self._fault(e)
-            self.framer = P.Framer()
+            try:
+                self.framer = P.Framer()
+            except MemoryError:
+                return 0
             return len(data)
 
     def poll(self):
@@ -156,23 +175,49 @@ class Server:
                 reply = self.handle(line)
             except Exception as e:  # handle catches everything; this is the last guard
                 self._fault(e)
-                reply = P.dumps(_error_obj(None, "internal", "internal error"))
+                reply = self._last_resort(line)
             self._write(reply)
         return done
 
     def handle(self, line):
-        """The reply (bytes, one line) to one request line (bytes, or ``protocol.TOO_LONG``)."""
+        """The reply (bytes, one line) to one request line (bytes, or ``protocol.TOO_LONG``).
+        Short of memory, the request is tried once more after a collection (what the failed
+        try held is garbage by then); failing again, the reply is the ``no_memory`` buffer
+        (a bytearray the next such reply overwrites: write it out before the next request)."""
         self.requests += 1
-        if line is P.TOO_LONG:
-            return self._error(None, "too_long", "line over %d bytes" % P.MAX_LINE)
         try:
-            text = line.decode()
-        except UnicodeError:
-            return self._error(None, "bad_utf8", "not UTF-8")
+            try:
+                return self._reply(line)
+            except MemoryError:
+                pass
+            gc.collect()
+            try:
+                return self._reply(line)
+            except MemoryError:
+                return self._no_memory(line)
+        finally:
+            if line is P.TOO_LONG:
+                self.framer.last_long_id = None  # this line's: not the next one's
+
+    def _reply(self, line):
+        # handle's work; MemoryError goes up to it.
+        if line is P.TOO_LONG:
+            rid = self.framer.last_long_id  # read from the line's first bytes
+            return self._error(rid, "too_long", "line over %d bytes" % P.MAX_LINE)
+        bad = P.utf8_error(line)
+        if bad >= 0:
+            return self._error(P.request_id(line), "bad_utf8", "not UTF-8 (byte %d)" % bad)
+        try:
+            text = P.join_surrogates(line).decode()
+        except ValueError:  # UnicodeError is one: cannot happen after utf8_error
+            msg = "not UTF-8: a \\u escape of a lone surrogate"
+            return self._error(P.request_id(line), "bad_utf8", msg)
         try:
             req = json.loads(text)
+        except MemoryError:
+            raise
         except Exception:  # ValueError; anything else a broken parser might raise
-            return self._error(None, "bad_json", "not JSON")
+            return self._error(P.request_id(line), "bad_json", "not JSON")
         if not isinstance(req, dict):
             return self._error(None, "not_object", "a request is a JSON object")
         if "id" not in req:
@@ -202,16 +247,53 @@ class Server:
                 reply.update(fields)
             except Reject as e:
                 reply = _error_obj(rid, e.args[0], e.args[1])
+            except MemoryError:
+                raise
             except Exception as e:
                 self._fault(e)
                 reply = _error_obj(rid, "internal", "internal error: %s" % type(e).__name__)
+        data = P.dumps(reply)
+        if P.utf8_error(data) >= 0:  # text kept from before (old settings): never sent as is
+            reply = _error_obj(rid, "internal", "the reply would not be UTF-8")
+            data = P.dumps(reply)
         if not reply["ok"]:
             self.errors += 1
-        data = P.dumps(reply)
-        self.cache.append((rid, line, data))
+        try:
+            self.cache.append((rid, line, data))
+        except MemoryError:
+            return data  # not kept: asked again, it is answered again (requests are idempotent)
         if len(self.cache) > CACHE:
             self.cache.pop(0)
         return data
+
+    def _no_memory(self, line):
+        # The no_memory reply with the request's id, written into the buffer made at start;
+        # allocates nothing (find_id, id_end and the copies work on small ints).
+        self.no_memory += 1
+        self.errors += 1
+        buf = self._nomem
+        k = _put(buf, 0, _NOMEM_A, 0, len(_NOMEM_A))
+        i = -1 if line is P.TOO_LONG else P.find_id(line)
+        if i >= 0:
+            k = _put(buf, k, _NOMEM_B, 0, len(_NOMEM_B))
+            k = _put(buf, k, line, i, P.id_end(line, i))
+            buf[k] = 0x2C  # ,
+            k += 1
+        k = _put(buf, k, _NOMEM_C, 0, len(_NOMEM_C))
+        while k < len(buf) - 1:
+            buf[k] = 0x20
+            k += 1
+        buf[k] = 0x0A
+        return buf
+
+    def _last_resort(self, line):
+        # The reply when handle itself failed (it cannot): "internal", with the id if found.
+        try:
+            rid = None if line is P.TOO_LONG else P.request_id(line)
+            self.errors += 1
+            return P.dumps(_error_obj(rid, "internal", "internal error"))
+        except Exception:
+            return self._no_memory(line)
 
     def event(self, name, fields=None):
         """Send an event (``{"v":1,"event":name,...fields}``) if the host is watching. The app
@@ -221,7 +303,9 @@ class Server:
         ev = {"v": P.VERSION, "event": name}
         if fields:
             ev.update(fields)
-        self._write(P.dumps(ev))
+        data = P.dumps(ev)
+        if P.utf8_error(data) < 0:  # as replies: never a line that is not UTF-8
+            self._write(data)
 
     def calendar(self):
         """Calendar seconds (UTC, since 1970) as the PC set them, or None if never set."""
@@ -246,7 +330,11 @@ class Server:
         return P.dumps(_error_obj(rid, code, message))
 
     def _fault(self, e):
-        self.faults.append(repr(e)[:80])
+        try:
+            self.faults.append(repr(e)[:80])
+        except MemoryError:  # no room to say it: counted at least
+            self.faults_lost += 1
+            return
         if len(self.faults) > 8:
             self.faults.pop(0)
 
@@ -550,6 +638,15 @@ COMMANDS = {
 }
 
 
+def _put(buf, k, src, i, j):
+    # src[i:j] copied into buf from k, byte by byte (a slice would allocate); the new k.
+    while i < j:
+        buf[k] = src[i]
+        k += 1
+        i += 1
+    return k
+
+
 def _error_obj(rid, code, message):
     e = {"v": P.VERSION, "ok": False, "error": code, "message": message}
     if rid is not None:
@@ -586,21 +683,26 @@ async def serve(server, inp, period_ms=10, burst=256):
     pending = b""
     try:
         while not server.maintenance:
-            if not pending:
-                got = bytearray()
-                while len(got) < burst:
-                    ready = poller.poll(0)
-                    if not ready or not ready[0][1] & select.POLLIN:
-                        break
-                    b = stream.read(1)
-                    if not b:
-                        break
-                    got.extend(b)
-                pending = bytes(got)
-            if pending:
-                n = server.feed(pending)
-                pending = pending[n:]  # the rest when the queue has room
-            server.poll()
+            try:
+                if not pending:
+                    got = bytearray()
+                    while len(got) < burst:
+                        ready = poller.poll(0)
+                        if not ready or not ready[0][1] & select.POLLIN:
+                            break
+                        b = stream.read(1)
+                        if not b:
+                            break
+                        got.extend(b)
+                    pending = bytes(got)
+                if pending:
+                    n = server.feed(pending)
+                    pending = pending[n:]  # the rest when the queue has room
+                server.poll()
+            except MemoryError:
+                # Out of memory here: a byte read may be lost (its request is answered as
+                # broken, with its id); the link, and above all the game, go on.
+                gc.collect()
             await ticks.sleep_ms(period_ms)
     finally:
         micropython.kbd_intr(3)

@@ -25,7 +25,8 @@ games 20-23.
 
 Packed form (finished games, appended to ``/games/p0001.tgp``): the pack starts with
 ``PACK_MAGIC``; then entries ``[len u32 LE][blob][crc32 u32 LE]``, chained like records. A
-blob is ``game_no u, header length u, header payload`` and then the records, each either
+blob is ``game_no u, header length u, header payload``, then the records and last its seal
+(below); a record is either
 
     compact move, 4 bytes u32 LE (bit 0 clear):
         bit 1 mode, bit 2 colour flip, bits 3-11 point index, bits 12-31 x (20 bits)
@@ -39,13 +40,31 @@ The point index is ``y * size + x`` (511: pass); "flip" means the colour is not 
 alternation predicts. A move that fits neither mode (a period used up, an increment bigger
 than the move, the first move, a jump in ply) takes the long form.
 
+The blob ends with its seal, the finished game's own checksum (the pack entry's CRC stays on
+the board; what the link's ``get`` serves, and the PC keeps as the game's ``.bin``, is the
+blob alone): 7 bytes,
+
+    CHECK    0x11 (CHECK << 1 | 1), 0x05, then the CRC32 of every byte of the blob before it
+             (the 0x11 and 0x05 included) in five bytes of 7 bits, least significant first,
+             each with bit 7 set
+
+The five bytes never end a varint, so no one-byte change makes a sealed blob read as an
+unsealed one: changed, the 0x11 turns the seal into a record (or a compact move) whose
+varints run off the end, the 0x05 leaves a CHECK record that is not a seal, and any other
+byte fails the CRC (CRC32 catches every change within 32 bits). ``unpack`` and ``check``
+verify it. Blobs packed before the seal existed (no CHECK record; their last record is the
+RESULT, whose last byte is below 0x80, so they never look sealed) still unpack as before;
+``check`` says "no checksum (old format)" of them, never that they are sound. Live files
+need no seal: their records are chained (above). ``check(data)`` takes either form.
+
 Budget (SPEC §5: >= 1,000 games of 250 moves in the Pico's 1,408 KiB = 1,441,792 bytes).
 Live records cannot meet it: 250 x 24 = 6,000 bytes a game, and LittleFS gives every file
 at least one 4,096-byte block, so one file per game caps the board at ~350 games. Packed,
 a move is 4 bytes (modes 0 and 1; the long form for a period used up or around a pause):
-a 250-move game with 20 min + 3 x 30 s byo-yomi and a few pauses is ~1,230 bytes with its
-header and entry framing. ``tests/test_journal.py`` packs 1,000 such games into a VfsLfs2 of
-1,408 KiB: 19 packs, ~104 KiB left free for the live game (~6 KB), settings and calibration.
+a 250-move game with 20 min + 3 x 30 s byo-yomi and a few pauses is ~1,240 bytes with its
+header, its seal (7 bytes) and entry framing. ``tests/test_journal.py`` packs 1,000 such
+games into a VfsLfs2 of 1,408 KiB: 19 packs, ~100 KiB left free for the live game (~6 KB),
+settings and calibration.
 """
 
 try:
@@ -63,7 +82,15 @@ EDIT = 4
 CLOCKS = 5
 RESULT = 6
 ACK = 7
-NAMES = ("", "header", "move", "incident", "edit", "clocks", "result", "ack")
+CHECK = 8  # packed form only: the seal, a blob's last record
+NAMES = ("", "header", "move", "incident", "edit", "clocks", "result", "ack", "check")
+
+# What ``check`` finds: the bytes are whole; a blob packed before the seal (it decodes, but
+# nothing shows it is whole); damaged.
+SOUND = 0
+UNSEALED = 1
+DAMAGED = 2
+NO_CHECKSUM = "no checksum (old format)"
 
 PASS = 1023  # the point code of a pass (points are y << 5 | x)
 _PASS_INDEX = 511
@@ -195,7 +222,10 @@ def decode_header(data, p, end):
             n, p = get_u(data, p, end)
             if p + n > end:
                 raise Bad("string")
-            h[name] = str(bytes(data[p : p + n]), "utf-8")
+            try:
+                h[name] = str(bytes(data[p : p + n]), "utf-8")
+            except UnicodeError:  # CPython's UnicodeDecodeError is one
+                raise Bad("utf-8 in " + name) from None
             p += n
         else:
             n, p = get_u(data, p, end)
@@ -468,7 +498,36 @@ def pack(game_no, records):
             buf.append(tt << 1 | 1)
             put_u(buf, len(payload))
             buf.extend(payload)
+    return seal(buf)
+
+
+def seal(buf):
+    """Append the seal to the blob being packed in ``buf`` (a bytearray); returns ``buf``."""
+    buf.append(CHECK << 1 | 1)
+    buf.append(5)
+    c = crc32(buf) & 0xFFFFFFFF
+    for _ in range(5):
+        buf.append(0x80 | (c & 0x7F))
+        c >>= 7
     return buf
+
+
+def _sealed(blob, end):
+    # Whether the blob's last 7 bytes have the seal's shape (its CRC not yet checked).
+    if end < 7 or blob[end - 7] != CHECK << 1 | 1 or blob[end - 6] != 5:
+        return False
+    for i in range(end - 5, end):
+        if blob[i] < 0x80:
+            return False
+    return True
+
+
+def _seal_holds(blob, end):
+    # Whether the seal that ends the blob (its shape checked) holds the CRC of what precedes it.
+    c = 0
+    for i in range(5):
+        c |= (blob[end - 5 + i] & 0x7F) << (7 * i)
+    return c == crc32(memoryview(blob)[: end - 5]) & 0xFFFFFFFF
 
 
 def _next_r(prev, rec, r):
@@ -487,8 +546,19 @@ def _next_r(prev, rec, r):
 
 
 def unpack(blob):
-    """``(game_no, records)`` of a packed blob; Bad if it does not decode."""
+    """``(game_no, records)`` of a packed blob; Bad if it does not decode or its seal does
+    not hold. A blob packed before the seal existed (it has none) reads as well: ``check``
+    tells them apart."""
     end = len(blob)
+    if _sealed(blob, end):
+        if not _seal_holds(blob, end):
+            raise Bad("checksum")
+        end -= 7
+    return _unpack(blob, end)
+
+
+def _unpack(blob, end):
+    # The records of blob[:end], the seal taken off.
     game_no, p = get_u(blob, 0, end)
     n, p = get_u(blob, p, end)
     if p + n > end:
@@ -516,10 +586,14 @@ def unpack(blob):
                 tick = (ptick + x) % _TICK_MOD
             else:
                 m = 0 if colour == 1 else len(clocks) // 2
+                if m >= len(clocks):
+                    raise Bad("compact move")
                 clocks[m] -= x
                 tick = (ptick + x + r) % _TICK_MOD
             rec = (MOVE, pply + 1, colour, _point(idx, size), tick, tuple(clocks))
         else:
+            if b >> 1 == CHECK:
+                raise Bad("check record not a seal")
             n, p = get_u(blob, p + 1, end)
             if p + n > end:
                 raise Bad("record")
@@ -530,6 +604,35 @@ def unpack(blob):
             prev = (rec[1], rec[2], rec[4], rec[5])
         records.append(rec)
     return game_no, records
+
+
+def check(data):
+    """What a game's stored bytes say of themselves: a live file (``MAGIC`` first) or a packed
+    blob, as the link's ``get`` serves them (``Journal.read``). ``(SOUND, "")`` when every
+    checksum holds and the records decode, the header first: the live records' CRC chain
+    covers the file to its last byte, or the blob's seal holds; ``(UNSEALED, NO_CHECKSUM)``
+    for a blob packed before the seal existed, which decodes but shows nothing of being whole;
+    ``(DAMAGED, why)`` otherwise. Never raises for bad bytes."""
+    size = len(data)
+    if size >= 4 and bytes(data[:4]) == MAGIC:
+        problems = []
+        found = scan(data, MAGIC, problems.append)
+        if problems:
+            why = problems[0]
+            return DAMAGED, why[9:] if why.startswith("journal: ") else why
+        if not found or found[0][2][0] != HEADER:
+            return DAMAGED, "no header record"
+        return SOUND, ""
+    sealed = _sealed(data, size)
+    if sealed and not _seal_holds(data, size):
+        return DAMAGED, "checksum does not match"
+    try:
+        _unpack(data, size - 7 if sealed else size)
+    except Bad as e:
+        return DAMAGED, "does not decode (%s)" % e
+    if not sealed:
+        return UNSEALED, NO_CHECKSUM
+    return SOUND, ""
 
 
 def pack_entry(blob, seed):

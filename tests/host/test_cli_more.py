@@ -117,7 +117,7 @@ def test_pair_stores_the_key_and_sync_verify_use_it(board, config, tmp_path):
     r = run(app, ["sync", "--port", board.path, "--dest", str(dest), "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout.splitlines()[-1])["written"] == [1, 2, 3]
-    bins = sorted(str(p) for p in dest.glob("*.bin"))
+    bins = sorted(str(p) for p in (dest / "stdio").glob("*.bin"))
     r = run(app, ["verify"] + bins)
     assert r.exit_code == 0, r.output
     keys.store("stdio", bytes(32))  # a wrong stored key: the HMAC check fails
@@ -138,19 +138,37 @@ def test_watch_once_renders_the_game(tmp_path):
     b = GameBoard(tmp_path / "games")
     try:
         r = run(app, ["watch", "--once", "--port", b.path])
+        j = run(app, ["watch", "--once", "--json", "--port", b.path])
     finally:
         b.stop()
     assert r.exit_code == 0, r.output
     out = r.stdout
-    assert "go19 19x19, move 4, last D4" in out
-    rows = {line.split()[0]: line for line in out.splitlines() if line[:3].strip().isdigit()}
-    # D16 (x 3, y 3) black, Q4 (x 15, y 15) white, Q16 black, D4 white
-    row16 = rows["16"].split()[1:20]
-    row4 = rows["4"].split()[1:20]
-    assert row16[3] == "●" and row16[15] == "●"
-    assert row4[3] == "○" and row4[15] == "○"
-    assert sum(line.count("●") + line.count("○") for line in rows.values()) == 4
-    assert "Black" in out and "White" in out and "clock: paused" in out
+    # D4 (x 3, y 3) black, Q16 (x 15, y 15) white, Q4 black, D16 white: the last move
+    assert "go 19x19, move 4, last D16 (White)" in out
+    lines = out.splitlines()
+    head = "    A B C D E F G H J K L M N O P Q R S T"
+    top = lines.index(head)
+    assert lines[top + 20] == head
+    rows = lines[top + 1 : top + 20]  # row 19 at the top, row 1 at the bottom
+    assert [int(line[:2]) for line in rows] == list(range(19, 0, -1))
+    assert all(line.endswith(" %d" % (19 - i)) for i, line in enumerate(rows))
+
+    def at(vertex):  # the glyph at a vertex, by its place under the header's letter
+        col = 4 + 2 * "ABCDEFGHJKLMNOPQRST".index(vertex[0])
+        return rows[19 - int(vertex[1:])][col - 1 : col + 2]
+
+    assert at("D16") == "(○)"  # the last move, in brackets
+    assert at("Q16")[1] == "○" and at("D4")[1] == "●" and at("Q4")[1] == "●"
+    assert at("K10")[1] == "+"  # tengen, a star point
+    assert sum(line.count("●") + line.count("○") for line in rows) == 4
+    # cn-local: 1 h, the last minute counted; the faces show 59:00 before it
+    assert "  ● Black    59:00" in out and "  ○ White    59:00" in out
+    assert "clock: paused" in out and "phase: play" in out
+    assert j.exit_code == 0, j.output
+    got = json.loads(j.stdout)
+    assert got["last"] == {"colour": 2, "point": 15 << 5 | 3, "name": "D16"}
+    assert got["board"][3][3] == "O" and got["board"][15][15] == "X"  # D16, Q4
+    assert [f["time"] for f in got["clock"]["faces"]] == ["59:00", "59:00"]
 
 
 def test_watch_without_a_game_and_without_a_board(board, tmp_path):
@@ -183,11 +201,16 @@ def test_watch_view_follows_events():
     v.apply({"event": "undo", "ply": 4})
     assert (1, 0) in v.stones() and (1, 1) not in v.stones()
     v.apply({"event": "incident", "kind": 5, "move": 5, "points": [3 << 5 | 3]})
+    v.apply({"event": "incident", "kind": 4, "move": 5, "points": [8 << 5 | 8], "detail": 3})
     v.apply({"event": "clock", "state": "paused", "running": 1, "clocks": [61000, 0, 5000, 2]})
     v.apply({"event": "result", "result": "B+R"})
     text = v.text()
-    assert "incident 5 D6" in text and "result: B+R" in text
-    assert "1:01" in text and "0:05  (2)" in text and "clock: paused" in text
+    assert "move 5: a stone of the wrong colour (D4)" in text and "result: B+R" in text
+    assert "move 5: a move the rules do not allow: ko: play elsewhere first (J9)" in text
+    # no time control known: the main time as the faces write it (m:ss, m:ss.t under 10 s)
+    assert "  ● Black     1:01\n" in text and "  ○ White   0:05.0\n" in text
+    assert "clock: paused" in text
+    assert "last F6 (White)" in text  # the undo took move 5 back
     v.apply({"event": "game", "game": "renju", "size": 15})
     assert v.need_state
     v.render()  # the live view builds

@@ -2,6 +2,8 @@
 lines, the errors; and the freeze manifest (hardware/manifest.py) agreeing with the build."""
 
 import ast
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -310,3 +312,133 @@ def test_the_cli_builds_the_firmware(tmp_path):
     r = CliRunner().invoke(app, ["deploy", "--build-only", str(tmp_path / "b")])
     assert r.exit_code == 0, r.output
     assert "files" in r.output and (tmp_path / "b" / "main.py").exists()
+
+
+# ---- from an install: pip install / pipx install -------------------------------------------
+
+
+def test_the_package_list_is_every_package_in_the_tree():
+    import tomllib
+
+    from setuptools import find_packages
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    found = find_packages(where=str(ROOT), include=["host_tools*", "firmware*"])
+    assert sorted(conf["packages"]) == sorted(found + [D.BOARD_PACKAGE])
+    assert conf["package-dir"] == {D.BOARD_PACKAGE: "."}
+
+
+def test_board_root_in_a_checkout_is_the_repository():
+    assert D.board_root() == ROOT  # a checkout (editable install): not a package here
+
+
+def _copy_sources(dest):
+    # What a wheel is built from, copied: building in the checkout would leave build/ there.
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("firmware", "host_tools", "hardware"):
+        shutil.copytree(ROOT / name, dest / name, ignore=ignore)
+    for name in ("boot.py", "main.py", "pyproject.toml", "README.md"):
+        shutil.copyfile(ROOT / name, dest / name)
+
+
+def _build_wheel(src, out):
+    # pip wheel; without build isolation when this environment can build wheels itself (no
+    # download), else isolated (pip fetches setuptools): skipped when there is no network.
+    import importlib.util
+
+    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check"]
+    if importlib.util.find_spec("wheel") or importlib.util.find_spec(
+        "setuptools.command.bdist_wheel"
+    ):
+        cmd.append("--no-build-isolation")
+    done = subprocess.run(
+        cmd + ["-w", str(out), str(src)], capture_output=True, text=True, timeout=600
+    )
+    if done.returncode != 0:
+        text = done.stdout + done.stderr
+        offline = ("Could not find a version", "Failed to establish", "NewConnectionError")
+        if any(word in text for word in offline):
+            pytest.skip("cannot build a wheel here without the package index:\n" + text[-500:])
+        raise AssertionError(text)
+    wheels = list(out.glob("tengen-*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+def test_deploy_build_only_from_an_installed_wheel(tmp_path):
+    import sysconfig
+    import zipfile
+
+    src = tmp_path / "src"
+    _copy_sources(src)
+    wheel = _build_wheel(src, tmp_path / "dist")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    board = "host_tools/board_files/"
+    for f in D.board_modules() + ["boot.py", "main.py", "hardware/manifest.py"]:
+        assert board + f in names, f
+    assert "firmware/rules/go.py" in names  # the importable package too
+
+    # A fresh environment: the wheel installed, its dependencies borrowed from this one by a
+    # .pth (nothing downloaded); no checkout anywhere on its path.
+    env_dir = tmp_path / "v"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    python = env_dir / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    Path(site, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps"]
+        + ["--no-index", "--disable-pip-version-check", "-q", str(wheel)],
+        check=True,
+        timeout=300,
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    where = subprocess.run(
+        [str(python), "-c", "from host_tools import deploy; print(deploy.board_root())"],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert where.returncode == 0, where.stderr
+    assert where.stdout.strip() == str(Path(site) / "host_tools" / "board_files")
+
+    out = elsewhere / "build"
+    done = subprocess.run(
+        [str(env_dir / "bin" / "tengen"), "deploy", "--build-only", str(out)],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    want = [m[: -len(".py")] + ".mpy" for m in D.board_modules()] + ["boot.py", "main.py"]
+    got = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert got == sorted(want)
+    assert "%d files" % len(want) in done.stdout
+    assert (out / "main.py").read_bytes() == (ROOT / "main.py").read_bytes()
+    assert (out / "firmware/rules/bitboard.mpy").read_bytes()[2] >> 2 == 4  # armv6m
+
+    # tengen gtp from the same install, in this Python and on the unix port (found on PATH):
+    # the engine comes from the install's files, whatever the folder.
+    script = b"boardsize 9\nplay black E5\nlist_stones black\nquit\n"
+    mp = Path(sys.executable).with_name("micropython")
+    for extra in ([], ["--micropython"]) if mp.exists() else ([],):
+        e = dict(env, PATH=str(mp.parent) + os.pathsep + env.get("PATH", ""))
+        done = subprocess.run(
+            [str(env_dir / "bin" / "tengen"), "gtp"] + extra,
+            cwd=elsewhere,
+            input=script,
+            capture_output=True,
+            env=e,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == b"= \n\n= \n\n= E5\n\n= \n\n", (extra, done.stdout)

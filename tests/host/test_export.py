@@ -447,9 +447,10 @@ def test_verify_live_and_packed(tmp_path):
     j.result(BLACK, X.END_RESIGN, 0, 1)
     packed = bytes(j.read(g))
     assert packed[:4] != R.MAGIC and V.verify(packed, secret, V.mac(secret, packed)) == []
-    tampered = packed.replace(b"TG-0001", b"TG-0002")
+    assert V.check_records(packed.replace(b"TG-0001", b"TG-0002"))  # the seal tells
+    tampered = bytes(R.seal(bytearray(packed[:-7].replace(b"TG-0001", b"TG-0002"))))
     assert tampered != packed
-    assert V.check_records(tampered) == []  # a consistent edit: only the HMAC tells
+    assert V.check_records(tampered) == []  # a consistent edit, sealed anew: only the HMAC tells
     assert V.verify(tampered, secret, V.mac(secret, packed)) == [
         "HMAC does not match: the record was altered or is from another board"
     ]

@@ -195,3 +195,110 @@ def test_answers_each_command_before_the_next_arrives(runtime):
         proc.stdin.close()
         proc.stdout.close()
         proc.stderr.close()
+
+
+# ---- tengen gtp, from any folder ---------------------------------------------------------------
+
+TENGEN_SCRIPT = b"""\
+1 name
+boardsize 9
+play black E5
+play white D5
+genmove black
+list_commands
+showboard
+tengen-game renju
+play b H8
+list_stones black
+quit
+"""
+
+
+def _tengen():
+    # The tengen command of this environment (the dev install's console script), else the
+    # package run as a module: either way not tied to the checkout's folder.
+    script = Path(sys.executable).with_name("tengen")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "host_tools"]
+
+
+@pytest.mark.parametrize("where", ["cpython", "micropython"])
+def test_tengen_gtp_runs_from_any_folder(where, tmp_path):
+    args = _tengen() + ["gtp"]
+    if where == "micropython":
+        if not MICROPYTHON.exists():
+            pytest.skip("MicroPython unix port not found at " + str(MICROPYTHON))
+        args.append("--micropython")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MICROPYPATH")}
+    done = subprocess.run(
+        args, cwd=elsewhere, input=TENGEN_SCRIPT, capture_output=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert out.endswith("\n\n"), out
+    responses = out[:-2].split("\n\n")
+    assert responses[0] == "=1 Tengen"
+    assert responses[1:4] == ["= ", "= ", "= "]
+    assert responses[4] == "? unknown command"  # the engine judges, it does not play
+    commands = responses[5][2:].split("\n")
+    assert "showboard" in commands and "genmove" not in commands
+    board = responses[6].split("\n")
+    assert board[1] == "   A B C D E F G H J"
+    assert board[6] == " 5 . . . O X . . . . 5"
+    assert responses[7:10] == ["= ", "= ", "= H8"]  # renju on 15x15, from any folder too
+    assert responses[10] == "= "
+    assert len(responses) == 11
+    assert not (elsewhere / "firmware").exists()  # nothing was borrowed from the folder
+
+
+def _descendants(pid):
+    # The processes under ``pid`` (Linux /proc), depth first.
+    out = []
+    for task in Path("/proc/%d/task" % pid).iterdir():
+        for kid in (task / "children").read_text().split():
+            out.append(int(kid))
+            out += _descendants(int(kid))
+    return out
+
+
+def test_tengen_gtp_micropython_runs_the_unix_port(tmp_path):
+    # The engine that answers is the unix port's: a process under tengen runs micropython -m
+    # firmware.gtp (the venv's micropython is a Python script running the port in-process, so
+    # its command line names it, not its executable).
+    if not MICROPYTHON.exists():
+        pytest.skip("MicroPython unix port not found at " + str(MICROPYTHON))
+    if not Path("/proc/self/task").is_dir():
+        pytest.skip("no /proc to look at the processes")
+    proc = subprocess.Popen(
+        _tengen() + ["gtp", "--micropython"],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        proc.stdin.write(b"name\n")
+        proc.stdin.flush()
+        assert read_response(proc.stdout, timeout=30) == "= Tengen\n\n"
+        engines = []
+        for pid in _descendants(proc.pid):
+            try:
+                cmdline = Path("/proc/%d/cmdline" % pid).read_bytes().split(b"\0")
+            except OSError:
+                continue
+            mp = [a for a in cmdline[:2] if Path(os.fsdecode(a)).name == "micropython"]
+            if mp and b"firmware.gtp" in cmdline:
+                engines.append(pid)
+        assert len(engines) == 1, _descendants(proc.pid)
+        proc.stdin.write(b"quit\n")
+        proc.stdin.flush()
+        assert read_response(proc.stdout, timeout=30) == "= \n\n"
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        proc.stdin.close()
+        proc.stdout.close()
+        proc.stderr.close()

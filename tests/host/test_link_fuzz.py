@@ -1,5 +1,15 @@
-"""The link's fuzz (tests/test_link.py) at 10^5 lines, on the MicroPython unix port, while a
-game is played through ``Match``: no exception, one reply per line, the clock exact."""
+"""The link's fuzz and floods (tests/test_link.py) at full size on the MicroPython unix port, each
+in a bounded heap (``-X heapsize``):
+
+- 10^5 random and mutated lines (invalid UTF-8 of every kind among them) while a game is played
+  through ``Match``: no exception, one reply per line, each strict UTF-8 JSON with its line's id,
+  never ``internal``, the clock exact (4 MB: the simulated grid and a 512 KB RAM flash);
+- 30,000 ``settings`` requests (new and oversized keys, oversized values, invalid UTF-8, lines
+  too long, valid changes in between) in a 256 KB heap: every reply with its id, none
+  ``internal``, the heap as it was after the first 200 (within 4 KB);
+- requests answered in a heap filled but for 0 to 64 KB: the right reply or ``no_memory``,
+  always with the request's id.
+"""
 
 import os
 import shutil
@@ -15,18 +25,31 @@ if not MICROPYTHON.exists():
     MICROPYTHON = shutil.which("micropython")
 
 
-def test_link_fuzz_100k_lines_on_micropython():
+def _run(heap, keyword, **env):
     if MICROPYTHON is None:
         pytest.skip("micropython (unix port) not installed")
     done = subprocess.run(
-        [str(MICROPYTHON), "tests/mp_run.py", "tests/test_link.py", "-k", "fuzz"],
+        [str(MICROPYTHON), "-X", "heapsize=" + heap, "tests/mp_run.py", "tests/test_link.py"]
+        + ["-k", keyword],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=600,
-        env=dict(os.environ, TENGEN_LINK_FUZZ="100000"),
+        timeout=900,
+        env=dict(os.environ, **env),
     )
     last = done.stdout.splitlines()[-1] if done.stdout else ""
     assert done.returncode == 0 and last.startswith("1 passed, 0 failed"), (
         done.stdout + done.stderr
     )
+
+
+def test_link_fuzz_100k_lines_on_micropython():
+    _run("4M", "fuzz_lines_while", TENGEN_LINK_FUZZ="100000")
+
+
+def test_settings_flood_30k_requests_in_a_256k_heap():
+    _run("256k", "settings_flood", TENGEN_LINK_FLOOD="30000")
+
+
+def test_requests_in_a_nearly_full_256k_heap_keep_their_id():
+    _run("256k", "nearly_full_heap")

@@ -93,6 +93,10 @@ def test_a_go_game_with_incidents_arrives_complete(tmp_path, env):  # noqa: F811
     # The refused press: its incident names the stone still on the board, C2 (not M1, N1).
     c1 = nodes[6].get("C")
     assert "captured stones still on the board" in c1 and "at C2" in c1, c1
+    # The sidecar keeps the same point in the records' one encoding, y << 5 | x.
+    side = json.loads(path.with_suffix(".json").read_text())
+    left = [i for i in side["incidents"] if i["kind"] == 3]  # incidents.CAPTURES_LEFT
+    assert left and all(i["points"] == [1 << 5 | 2] for i in left), side["incidents"]
     found = _sabaki_module()
     if found is not None:  # a second reader of every property
         node, module = found
@@ -147,6 +151,8 @@ def test_a_renju_foul_arrives_with_its_reason(tmp_path, env):  # noqa: F811
         sim.close()
     [path] = _sgfs(tmp_path / "home")
     root = sgf.Sgf_game.from_bytes(path.read_bytes()).get_root()
+    # No `tengen time --set` here: every tengen command sets the board's clock on connect.
+    assert root.get("DT") == datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
     assert root.get("RE") == "W+F"
     assert "double-three" in root.get("C") and "002 第十条1(2)" in root.get("C")
     assert root.get_raw("GM") == b"4" and root.get("RU").startswith("Renju")

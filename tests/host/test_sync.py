@@ -37,6 +37,7 @@ MICROPYTHON = Path(sys.executable).with_name("micropython")
 if not MICROPYTHON.exists():
     MICROPYTHON = shutil.which("micropython")
 GAMES = int(os.environ.get("TENGEN_SYNC_GAMES", "200"))
+BOARD = "stdio"  # the stdio board's id: its games' folder under the sync's root
 
 pytestmark = pytest.mark.skipif(MICROPYTHON is None, reason="micropython not installed")
 
@@ -133,25 +134,30 @@ def _copy(template, tmp_path):
 
 
 def check_dest(dest, expected, root, complete):
-    """Every file in ``dest`` whole; every game acked on the board written and verified
-    here; with ``complete``, every finished game here exactly once and acked."""
-    names = sorted(p.name for p in Path(dest).iterdir())
+    """Every file in ``dest``'s board folder whole and named by its game's date and number;
+    every game acked on the board written and verified here; with ``complete``, every
+    finished game here exactly once and acked, and in the index."""
+    folder = Path(dest) / BOARD
+    names = sorted(p.name for p in folder.iterdir()) if folder.exists() else []
     stems = {}
     for name in names:
         assert not name.endswith(".tmp") or not complete, name
         if name.endswith(".tmp"):
             continue
         stem, ext = name.split(".")
-        stems.setdefault(int(stem), set()).add(ext)
-        path = Path(dest) / name
+        date, no = stem.split("_")
+        h = S.decode(expected[int(no)])[0][1]
+        assert date == S.date_text(h["start"]) and no == "%06d" % h["game_no"], name
+        stems.setdefault(int(no), set()).add(ext)
+        path = folder / name
         if ext == "bin":
-            assert path.read_bytes() == expected[int(stem)], name  # whole or absent
+            assert path.read_bytes() == expected[int(no)], name  # whole or absent
         elif ext == "sgf":
             sgf.Sgf_game.from_bytes(path.read_bytes())
     acked = Journal(str(root), free=lambda: 100 << 20).acked()
     for g in acked:
-        assert S.local_ok(Path(dest), g), "game %d acked before it was written" % g
-        assert S.read_back_ok(Path(dest), g, expected[g])
+        assert S.local_ok(folder, g), "game %d acked before it was written" % g
+        assert S.read_back_ok(folder, g, expected[g])
     if complete:
         assert set(stems) == set(expected)
         for g, exts in stems.items():
@@ -160,6 +166,9 @@ def check_dest(dest, expected, root, complete):
         assert acked == set(expected)
         j = Journal(str(root), free=lambda: 100 << 20)
         assert [g for g, _, fin, a in j.games() if not fin and not a] == [max(expected) + 1]
+        index = S.read_index(dest)
+        assert sorted(e["game"] for e in index) == sorted(expected)
+        assert {e["board"] for e in index} == {BOARD}
 
 
 def test_sync_all_games_over_a_pty(template, tmp_path):
@@ -185,11 +194,11 @@ def test_sync_all_games_over_a_pty(template, tmp_path):
             assert summary["bytes"] == size
             check_dest(dest, expected, root, complete=True)
             # idempotent: nothing more to do, nothing rewritten
-            before = {p.name: p.stat().st_mtime_ns for p in dest.iterdir()}
+            before = {p: p.stat().st_mtime_ns for p in dest.rglob("*")}
             again = S.sync(link, dest, secret=SECRET)
             assert again["written"] == again["acked"] == [] and again["failed"] == {}
             assert sorted(again["present"]) == sorted(expected)
-            assert {p.name: p.stat().st_mtime_ns for p in dest.iterdir()} == before
+            assert {p: p.stat().st_mtime_ns for p in dest.rglob("*")} == before
     finally:
         board.stop()
 
@@ -329,7 +338,8 @@ def test_cli_sync_verify_export(tmp_path):
         board.stop()
     r = run(app, ["sync", "--port", str(tmp_path / "nope"), "--dest", str(dest)])
     assert r.exit_code == 2
-    bins = sorted(str(p) for p in dest.glob("*.bin"))
+    bins = sorted(str(p) for p in (dest / BOARD).glob("*.bin"))
+    assert len(bins) == 5
     r = run(app, ["verify", "--secret", SECRET.hex()] + bins)
     assert r.exit_code == 0, r.output
     data = bytearray(Path(bins[2]).read_bytes())
@@ -341,8 +351,10 @@ def test_cli_sync_verify_export(tmp_path):
     assert r.exit_code == 1 and "HMAC" in r.output
     r = run(app, ["export", bins[4], "--out", str(tmp_path / "x")])  # game 5: Renju
     assert r.exit_code == 0, r.output
-    assert sorted(p.name for p in (tmp_path / "x").iterdir()) == ["000005.psq", "000005.sgf"]
-    assert (tmp_path / "x" / "000005.sgf").read_bytes() == (dest / "000005.sgf").read_bytes()
+    stem = "2026-01-01_000005"  # the header's start: 2026-01-01 04:00 UTC
+    assert sorted(p.name for p in (tmp_path / "x").iterdir()) == [stem + ".psq", stem + ".sgf"]
+    sgf_file = dest / BOARD / (stem + ".sgf")
+    assert (tmp_path / "x" / (stem + ".sgf")).read_bytes() == sgf_file.read_bytes()
 
 
 def test_the_host_process_killed_mid_sync_then_resumed(template, tmp_path):
@@ -368,10 +380,11 @@ def test_the_host_process_killed_mid_sync_then_resumed(template, tmp_path):
             )
             # Killed after a random number of further games has arrived (not after a
             # time: on any machine the cut falls inside the sync), or mid-game at once.
-            target = len(list(dest.glob("*.json"))) if dest.exists() else 0
+            folder = dest / BOARD
+            target = len(list(folder.glob("*.json"))) if folder.exists() else 0
             target += rng.randint(0, 25)
             while host.poll() is None and (
-                not dest.exists() or len(list(dest.glob("*.json"))) < target
+                not folder.exists() or len(list(folder.glob("*.json"))) < target
             ):
                 time.sleep(0.005)
             if host.poll() is None:

@@ -46,10 +46,11 @@ class Sim:
     """``python -m host_tools.sim --flash FLASH`` with stdin a pipe: ``do(*commands)`` sends
     them and returns what the board said until they were done; ``link`` its pty."""
 
-    def __init__(self, flash, env):
+    def __init__(self, flash, env, seed=None):
         self.env = env
+        seeded = ["--seed", str(seed)] if seed is not None else []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "host_tools.sim", "--flash", str(flash)],
+            [sys.executable, "-m", "host_tools.sim", "--flash", str(flash)] + seeded,
             cwd=ROOT,
             env=env,
             stdin=subprocess.PIPE,
@@ -95,12 +96,17 @@ class Sim:
         """The last line the board said that starts with ``prefix``."""
         return [ln for ln in self.said if ln.startswith(prefix)][-1]
 
-    def tengen(self, *args):
+    def tengen(self, *args, env=None):
         r = subprocess.run(
-            [str(TENGEN), *args], capture_output=True, text=True, env=self.env, timeout=60
+            [str(TENGEN), *args], capture_output=True, text=True, env=env or self.env, timeout=120
         )
         assert r.returncode == 0, (args, r.stdout, r.stderr)
         return r.stdout
+
+    def games(self):
+        """The games the board keeps (the link's ``list``)."""
+        with Link(self.link) as link:
+            return link.request("list")["games"]
 
     def note(self):
         """The runtime note the launcher left: its pty, its pid, the board's pid."""
@@ -177,10 +183,12 @@ def test_a_9x9_game_played_to_the_count_then_synced_home(tmp_path, env):
         # Home: tengen sync over the pty, the SGF read back by sgfmill.
         out = sim.tengen("sync", "--port", sim.link, "--dest", str(tmp_path / "home"))
         assert out.startswith("1 written, 1 acknowledged")
-        game = sgf.Sgf_game.from_bytes((tmp_path / "home" / "000001.sgf").read_bytes())
+        game = sgf.Sgf_game.from_bytes(
+            next((tmp_path / "home" / sim.board_id).glob("*_000001.sgf")).read_bytes()
+        )
         assert game.get_size() == 9 and game.get_root().get("RE") == result
         assert _moves(game) == [("b", (4, 4)), ("w", (5, 5)), ("b", None), ("w", None)]
-        bin_file = str(tmp_path / "home" / "000001.bin")
+        bin_file = str(next((tmp_path / "home" / sim.board_id).glob("*_000001.bin")))
         assert sim.tengen("verify", bin_file).strip() == bin_file + ": ok"  # the paired key
         watch = sim.tengen("watch", "--once", "--port", sim.link)
         assert "result: %s" % result in watch
