@@ -1,5 +1,10 @@
 """Runs after boot.py: the board's app (firmware/device.py). Holding BOOTSEL or the PAUSE key
 at power-up is safe mode: the app is skipped and the REPL stays free for mpremote.
+
+Whatever stops the boot (boot.py's error, loading the firmware, the self-checks, building the
+board, the app itself; a MemoryError too) is printed, written to ``/boot.log`` and shown on
+the faces once they exist (firmware/bootlog.py), and main.py returns: the REPL stays
+reachable. The next boot that starts the app reports it in the link's ``hello``.
 """
 
 import sys
@@ -28,19 +33,56 @@ def _boot_error():
         return None
 
 
-try:
-    if _boot_error() is not None:
-        print("tengen: boot.py failed:", repr(_boot_error()))
-    if _safe_mode():
-        print("tengen: safe mode (BOOTSEL or PAUSE held), app not started")
-    elif sys.implementation.name == "micropython" and sys.platform == "rp2":
+def _bootlog():
+    # The boot log's module, or None when even it cannot be loaded (then printing is all).
+    try:
+        from firmware import bootlog
+
+        return bootlog
+    except Exception as e:
+        print("tengen: no boot log:", repr(e))
+        return None
+
+
+def _run_board():
+    if sys.implementation.name == "micropython" and sys.platform == "rp2":
         from firmware import device
 
         device.run()
     else:  # the unix port: the board is simulated (make sim)
         print("tengen: not a board; run `make sim` for the simulated one")
-except Exception as e:
-    # Every committed move is already on flash (the journal writes each one durably before
-    # the press returns), so the game is saved; report, and leave the REPL to mpremote.
-    print("tengen: fatal:", repr(e))
-    sys.print_exception(e)
+
+
+def main(run=_run_board):
+    """Start the board (``run``: the tests give their own); report what stops it. Returns."""
+    log = None
+    try:
+        log = _bootlog()
+        err = _boot_error()
+        if err is not None:
+            print("tengen: boot.py failed:", repr(err))
+            if log is not None:
+                log.fail(err, "boot.py")
+        if _safe_mode():
+            print("tengen: safe mode (BOOTSEL or PAUSE held), app not started")
+        else:
+            if log is not None:
+                log.stage("start")
+            run()
+    except Exception as e:
+        # Every committed move is already on flash (the journal writes each one durably before
+        # the press returns), so the game is saved; report, and leave the REPL to mpremote.
+        import gc
+
+        gc.collect()  # a MemoryError: what the failed step held is garbage now
+        try:
+            print("tengen: fatal:", repr(e))
+            if log is not None:
+                log.fail(e)  # nothing if board.build wrote it already
+                print(log.trace(e), end="")
+        except Exception:  # out of memory even now: the REPL all the same
+            pass
+
+
+if __name__ == "__main__":
+    main()

@@ -7,7 +7,9 @@ the buzzer. ``run`` repeats it as asyncio tasks on the board; tests and the simu
 
 Nothing in the paddle path allocates: the IRQ handler writes a preallocated ring (``Paddles``).
 A task that raises is caught and logged, the game is saved (journal), and the task starts
-again: one bad frame or a display fault never stops the clock.
+again: one bad frame or a display fault never stops the clock. A scan that stalls (the DMA
+chain broken: hal/rp2040.py's ``ScanGuard`` goes on with the polled scan) is logged with its
+count and said once on both faces, "SCAN" with the fault's sound (``scan_health``).
 
 The game's whole life is at the keys (``key``; README "Playing at the board"):
 
@@ -41,6 +43,7 @@ _CLICK = const(0)  # the sounds of ``App.beep``: a key click, a fault, something
 _FAULT = const(1)
 _DONE = const(2)
 _ALTERNATE_MS = const(2000)  # the count's two forms take turns on the faces
+SCAN_SAY_MS = const(600000)  # a scan that stalls again is said on the faces at most this often
 
 
 class Paddles:
@@ -131,6 +134,8 @@ class App:
         self.over_said = False  # the result's sound was made
         self.resigning = 0  # the side asked "resign?", 0 if none
         self.resign_at = 0
+        self.scan_stalls = 0  # the scanner's stalls already logged (``scan_health``)
+        self.scan_said_at = None  # when the faces last said "SCAN"
 
     # ---- one pass ---------------------------------------------------------------------------
 
@@ -141,6 +146,7 @@ class App:
         self.presses(now)
         self.buttons_step(now)
         self.scanner.scan(self.frame)
+        self.scan_health(now)
         self.take_frame(now)
         self._tick(now)
         self.listen(now)
@@ -549,6 +555,9 @@ class App:
             await ticks.sleep_ms(ms)
 
     async def _scan_loop(self, ms):
+        # The board's scanner (hal/rp2040.py's ScanGuard) never waits for ever: a stalled DMA
+        # chain times out, the frame comes from the polled scan, and the stall is counted for
+        # ``scan_health`` to log and say.
         scan_async = getattr(self.scanner, "scan_async", None)
         while True:
             try:
@@ -557,10 +566,42 @@ class App:
                 else:
                     self.scanner.scan(self.frame)
                     await ticks.sleep_ms(ms)
-                self.take_frame(self.now())
+                now = self.now()
+                self.scan_health(now)
+                self.take_frame(now)
             except Exception as e:
                 self.fault("scan", e)
                 await ticks.sleep_ms(ms)
+
+    @micropython.native
+    def scan_health(self, now):
+        """The scanner's new stalls (``ScanGuard.stalls``: its DMA chain stopped delivering
+        and the polled scan took over): logged in ``errors`` with the count, and said on both
+        faces ("SCAN", with the fault's sound) the first time and then at most every
+        ``SCAN_SAY_MS``, never every frame."""
+        stalls = getattr(self.scanner, "stalls", 0)
+        if stalls != self.scan_stalls:
+            self.scan_stalls = stalls
+            self._scan_stalled(stalls, now)
+
+    def _scan_stalled(self, stalls, now):
+        s = self.scanner
+        msg = "DMA scan stalled (%d time%s: %s): polled scan, DMA retried" % (
+            stalls,
+            "" if stalls == 1 else "s",
+            getattr(s, "error", "") or "no frame",
+        )
+        errors = self.errors
+        if errors and errors[-1][1].startswith("DMA scan stalled"):
+            errors[-1] = ("scan", msg)  # the same fault again: its count goes up
+        else:
+            errors.append(("scan", msg))
+            if len(errors) > 20:
+                errors.pop(0)
+        said = self.scan_said_at
+        if said is None or ticks.diff(now, said) >= SCAN_SAY_MS:
+            self.scan_said_at = now
+            self.note(3, "SCAN", "", "scan stalled: polled scan", now, _FAULT)
 
     def guard(self, job, now):
         """``job(now)``, with any exception logged and survived."""

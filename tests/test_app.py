@@ -294,3 +294,106 @@ def test_calibration_at_the_board():
     now = _hold(app, levels, btn.MODE, now, 40)
     now = _hold(app, levels, 0, now, 60)
     assert app.calibrating is None
+
+
+def test_a_stalled_dma_scan_goes_on_polled_is_said_once_and_comes_back():
+    # The board's scanner (hal/rp2040.py's ScanGuard over the DMA scan, on a fake chip whose
+    # sensors are the simulated grid) under the app's real tasks: the DMA chain stops
+    # delivering mid-game; the game still sees a stone put down (polled frames), the faces say
+    # "SCAN" once with the fault's sound, the stall is logged with its count, and the DMA scan
+    # takes over again when the chain delivers.
+    import asyncio
+
+    from firmware.clock import ticks
+    from firmware.hal import rp2040 as hal
+    from tests.rig import Buzzer as RigBuzzer
+    from tests.rig import Face
+    from tests.test_hal_rp2040 import FakeChip
+
+    grid, frame, cal = calibrated(9)
+    chip = FakeChip(grid.scan, async_irq=True)
+    dma = hal.DmaScanner(N, timeout_ms=30, parts=chip)
+    scanner = hal.ScanGuard(
+        dma, lambda: hal.PolledScanner(N, sleep_us=lambda us: None, machine=chip.machine), 300
+    )
+    match = Match({"game": "go19", "time": "fischer-30-30"}, Sensing(N, cal))
+    faces = (Face(), Face())
+    buzzer = RigBuzzer()
+    app = App(scanner, match, faces=faces, buzzer=buzzer, now=ticks.now_ms)
+
+    async def until(done, most_s=10.0):
+        waited = 0.0
+        while not done() and waited < most_s:
+            await asyncio.sleep(0.02)
+            waited += 0.02
+        assert done(), "waited %.1f s" % waited
+
+    def said(face, word):
+        return len([t for t in face.texts if t.startswith(word)])
+
+    async def scenario():
+        task = asyncio.create_task(app.run(scan_ms=20, clock_ms=10, ui_ms=20))
+        await until(lambda: match.sensing.frames >= 5)
+        assert scanner.path == "dma" and chip.fired >= 5 and not app.errors
+        match.start(app.now())
+        chip.deliver = False  # the DMA chain stalls
+        grid.put(3, 3, BLACK)
+        await until(lambda: match.referee.seen[3 * N + 3] == BLACK)  # seen all the same
+        assert scanner.path == "polled" and scanner.stalls == 1
+        await until(lambda: scanner.retries >= 3)  # restarts tried, still stalled
+        assert said(faces[0], "SCAN") == 1 and said(faces[1], "SCAN") == 1
+        assert buzzer.played.count("REFUSE") == 1
+        assert [e[0] for e in app.errors] == ["scan"]
+        assert app.errors[0][1].startswith("DMA scan stalled (1 time: scan: no frame IRQ)")
+        # ... and the PC sees it in the link's hello (tengen boards prints it).
+        import json
+
+        from firmware.link.server import Server
+
+        srv = Server(app, None, b"k" * 32, out=lambda b: None)
+        hello = json.loads(srv.handle(b'{"v":1,"id":1,"cmd":"hello"}'))
+        assert hello["faults"][0].startswith("scan: DMA scan stalled"), hello
+        chip.deliver = True  # the chain delivers again: the DMA scan is back
+        await until(lambda: scanner.path == "dma")
+        fired = chip.fired
+        grid.lift(3, 3)
+        await until(lambda: match.referee.seen[3 * N + 3] == 0)
+        assert chip.fired > fired and scanner.recoveries == 1 and scanner.stalls == 1
+        assert said(faces[0], "SCAN") == 1 and len(app.errors) == 1
+        task.cancel()
+
+    asyncio.run(scenario())
+    assert match.clock.running == BLACK  # the clock went on throughout
+
+
+def test_a_scan_stall_again_counts_in_the_same_entry_and_is_not_said_every_time():
+    from tests.rig import Face
+
+    grid, app = _app()
+    app.faces = (Face(), Face())
+
+    class Stalling:
+        n = N
+        stalls = 0
+        error = "scan: no frame IRQ"
+
+        def scan(self, frame):
+            grid.scan(frame)
+
+    app.scanner = Stalling()
+    app.step(100)
+    assert app.errors == []
+    app.scanner.stalls = 1
+    app.step(200)
+    app.step(300)
+    assert app.errors == [
+        ("scan", "DMA scan stalled (1 time: scan: no frame IRQ): polled scan, DMA retried")
+    ]
+    assert app.notes[1][0] == "SCAN" and len(app.buzzer.played) == 1
+    app.scanner.stalls = 2  # it came back, then stalled again soon: counted, not said again
+    app.step(5000)
+    assert len(app.errors) == 1 and app.errors[0][1].startswith("DMA scan stalled (2 times")
+    assert app.notes[1] is None and len(app.buzzer.played) == 1
+    app.scanner.stalls = 3  # much later: said again
+    app.step(5000 + 600000)
+    assert app.notes[1][0] == "SCAN" and len(app.buzzer.played) == 2

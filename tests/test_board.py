@@ -142,3 +142,233 @@ def test_a_damaged_or_invalid_settings_file_boots_to_defaults_and_says_so():
         assert b.seen("b") == "2:55:00 #1"  # then the clock: 3 h, the last 5 min counted
         b.key("pause")
         assert b.match.clock.state == RUNNING and b.match.clock.running == BLACK
+
+
+# ---- a boot that reports (firmware/bootlog.py, firmware/selfcheck.py) ---------------------------
+
+
+def _misaligned_sensing():
+    # Sensing.frames counting 1, 0, 1, 0 (on-chip.md's misaligned viper literal); the undo.
+    from firmware.sensing.grid import Sensing
+
+    real = Sensing._update
+
+    def update(self, frame, now_ms):
+        n = real(self, frame, now_ms)
+        self.frames = self.frames & 0xFFFFE001
+        return n
+
+    Sensing._update = update
+    return lambda: setattr(Sensing, "_update", real)
+
+
+def _build_fails(root, hw=None):
+    # board.build on a bench HAL, which must raise: (the exception, the HAL).
+    hw = hw or Bench(root)
+    try:
+        board.build(hw)
+    except Exception as e:
+        return e, hw
+    raise AssertionError("the board was built")
+
+
+def _log(root):
+    return (read_file(root + board.BOOT_LOG) or b"").decode()
+
+
+def test_a_failing_selfcheck_stops_the_boot_says_so_and_the_next_hello_tells():
+    from firmware import selfcheck
+
+    root = _root()
+    undo = _misaligned_sensing()
+    try:
+        e, hw = _build_fails(root)
+    finally:
+        undo()
+    assert isinstance(e, selfcheck.Failed) and e.tag == "SEN"
+    assert hw.faces[0].text == "CHECK SEN" == hw.faces[1].text
+    assert hw.sent == [] and hw.hit is None  # no app: no link, no paddles
+    log = _log(root)
+    assert log.startswith("error selfcheck: CHECK SEN Sensing.update: item 5 is 0, known 2\n")
+    assert "  Traceback" in log
+    # The next boot works (the image was fixed): its hello says why the last one stopped.
+    b = Board(root)
+    hello = b.ask("hello")
+    assert hello["ok"] and hello["boot_error"] == (
+        "selfcheck: CHECK SEN Sensing.update: item 5 is 0, known 2"
+    )
+    assert _log(root) == log + "ok\n"
+    # And the one after it has nothing to report, and writes nothing.
+    b = Board(root)
+    assert b.ask("hello")["boot_error"] is None
+    assert _log(root) == log + "ok\n"
+
+
+def test_a_memory_error_while_building_is_logged_shown_and_reported():
+    from firmware.store import journal
+
+    def no_room(*args, **kw):
+        raise MemoryError("memory allocation failed, allocating 5776 bytes")
+
+    root = _root()
+    real = journal.Journal
+    journal.Journal = no_room
+    try:
+        e, hw = _build_fails(root)
+    finally:
+        journal.Journal = real
+    assert isinstance(e, MemoryError)
+    assert hw.faces[0].text == "BOOT MEM" == hw.faces[1].text
+    log = _log(root)
+    first = "error build: MemoryError: memory allocation failed, allocating 5776 bytes\n"
+    assert log.startswith(first)
+    assert "no_room" in log  # the traceback, indented under it
+    assert all(line.startswith("  ") for line in log.split("\n")[1:] if line)
+    b = Board(root)
+    assert b.ask("hello")["boot_error"] == first[len("error ") : -1]
+
+
+def test_any_other_exception_says_boot_err_and_a_clean_board_reports_null():
+    from firmware.link import server as link
+
+    root = _root()
+    assert Board(root).ask("hello")["boot_error"] is None
+    assert read_file(root + board.BOOT_LOG) is None  # a clean boot writes nothing
+
+    def broken(path):
+        raise OSError(5)
+
+    real = link.load_secret
+    link.load_secret = broken
+    try:
+        e, hw = _build_fails(root)
+    finally:
+        link.load_secret = real
+    assert hw.faces[0].text == "BOOT ERR"
+    assert _log(root).startswith("error build: OSError: ")
+
+
+def test_the_boot_log_keeps_only_its_last_few_kb_of_whole_entries():
+    from firmware import bootlog
+
+    root = _root()
+    bootlog.attach(root + board.BOOT_LOG)
+    for i in range(200):
+        try:
+            raise ValueError("failure %d" % i)
+        except ValueError as e:
+            last = e
+            assert bootlog.fail(e, "build") == "build: ValueError: failure %d" % i
+    log = _log(root)
+    assert len(log) <= bootlog.LIMIT
+    assert log.startswith("error build: ValueError: failure ")
+    assert "error build: ValueError: failure 199\n" in log
+    assert bootlog.last_error() == "build: ValueError: failure 199"
+    assert read_file(root + board.BOOT_LOG + ".tmp") is None  # renamed over the log
+    # The same exception comes to main.py's handler again: it is not written twice.
+    assert bootlog.fail(last) is None and _log(root) == log
+
+
+def test_the_virtual_board_shows_a_failed_check_on_its_glass():
+    from firmware.hal import virtual as V
+
+    root = _root()
+    hw = V.make_hardware(root)
+    undo = _misaligned_sensing()
+    try:
+        _build_fails(root, hw)
+    finally:
+        undo()
+    assert hw.glass(0).line() == V.shown("CHECK", "SEN") == hw.glass(1).line()
+    assert _log(root).startswith("error selfcheck: CHECK SEN ")
+
+
+# ---- main.py's last-resort handler ------------------------------------------------------------
+
+
+def _main():
+    import main
+
+    return main
+
+
+def test_main_reports_what_stops_the_boot_and_returns():
+    import builtins
+
+    from firmware import bootlog
+
+    main = _main()
+    root = _root()
+    hw = Bench(root)
+
+    def boot():  # as device.run: build, then the app; here the build fails
+        undo = _misaligned_sensing()
+        try:
+            board.build(hw)
+        finally:
+            undo()
+
+    builtins.BOOT_ERROR = OSError(28)  # boot.py failed too (and the app went on)
+    try:
+        bootlog.attach(root + board.BOOT_LOG)  # the board's root: "" is the real "/"
+        assert main.main(boot) is None  # returns: the REPL stays reachable
+    finally:
+        del builtins.BOOT_ERROR
+    heads = [line for line in _log(root).split("\n") if line and line[0] != " "]
+    assert heads[0].startswith("error boot.py: OSError: ")
+    assert heads[1].startswith("error selfcheck: CHECK SEN ")
+    assert len(heads) == 2  # build wrote it; main.py's handler did not write it again
+    assert hw.faces[0].text == "CHECK SEN"
+
+    # An exception before the HAL exists (the firmware cannot be loaded): logged, no faces.
+    root = _root()
+    bootlog.attach(root + board.BOOT_LOG)
+
+    def no_firmware():
+        raise ImportError("no module named 'firmware.device'")
+
+    assert main.main(no_firmware) is None
+    assert _log(root).startswith("error start: ImportError: no module named")
+
+    # The app itself stops after it started: the run stage, on the faces it had.
+    root = _root()
+    hw = Bench(root)
+
+    def app_dies():
+        board.build(hw)
+        raise RuntimeError("asyncio loop died")
+
+    main.main(app_dies)
+    assert _log(root).startswith("error run: RuntimeError: asyncio loop died\n")
+    assert hw.faces[0].text == "BOOT ERR"
+
+
+def test_main_py_runs_as_the_board_runs_it_and_returns():
+    # The port executes main.py as __main__; off the board it says so and returns.
+    main = _main()
+    with open(main.__file__) as f:
+        src = f.read()
+    exec(compile(src, "main.py", "exec"), {"__name__": "__main__"})
+
+
+# ---- the board's id (firmware/hal/rp2040.py) ------------------------------------------------
+
+
+def test_a_board_id_from_the_secret_where_the_flash_id_is_blank():
+    from firmware.hal.rp2040 import board_id
+    from firmware.link.server import load_secret
+
+    root = _root()
+    assert board_id(b"\xe6\x61\x38\x52\xd3\x4a\x2b\x24", root) == "e6613852d34a2b24"
+    assert read_file(root + board.SECRET) is None  # a good flash id needs no secret
+    zeros = board_id(bytes(8), root)
+    assert len(zeros) == 16 and zeros[0] == "s" and int(zeros[1:], 16) >= 0
+    secret = read_file(root + board.SECRET)
+    assert secret is not None and len(secret) == 32  # made on this first boot
+    assert board_id(b"\xff" * 8, root) == zeros  # all ones: the same
+    assert board_id(bytes(8), root) == zeros  # the next boot: the same
+    assert load_secret(root + board.SECRET) == secret  # the link's key is that secret
+    assert secret.hex() not in zeros and zeros[1:] not in secret.hex()
+    other = _root()
+    assert board_id(bytes(8), other) != zeros  # another board, another secret
+    assert board_id(b"", other) == board_id(bytes(8), other)

@@ -336,3 +336,395 @@ def test_polled_scanner_does_not_allocate():
 
     assert locked(run) is None
     assert frame == board
+
+
+# ---- the DMA scan on a fake chip: a stall times out, the polled scan takes over, DMA comes back
+
+
+# The registers the scanners touch (RP2040 datasheet §4.9.6 ADC, §2.5.7 DMA, §2.3.1.7 SIO);
+# MicroPython keeps a module's private constants to itself, so they are written out here.
+ADC_CS = 0x4004C000
+ADC_FCS = 0x4004C008
+ADC_FIFO = 0x4004C00C
+DMA_CHAN_ABORT = 0x50000444
+SIO_OUT_SET = 0xD0000014
+SIO_OUT_CLR = 0xD0000018
+
+
+class _NS:
+    """A namespace standing in for a module of the board (machine, rp2, uctypes)."""
+
+
+def _flag_class():
+    import asyncio
+
+    flag = getattr(asyncio, "ThreadSafeFlag", None)  # MicroPython's own
+    if flag is not None:
+        return flag
+
+    class Flag(asyncio.Event):  # CPython: the same three calls
+        pass
+
+    return Flag
+
+
+class FakeChip:
+    """The RP2040 as ``DmaScanner``/``PolledScanner`` use it, faked: registers (``mem32``),
+    pins and their owner ("pio", "out", "analog"), ADCs, DMA channels, PIO state machines,
+    ``uctypes.addressof``. ``source(frame)`` fills a raw frame: what the sensors read now.
+
+    A frame is delivered when the ADC is started free-running (``DmaScanner.start``) and
+    ``deliver`` is true: the ring (found from channel A's write address) gets the frame, then
+    the state machine's IRQ handler runs — at once, or 3 ms later from a task with
+    ``async_irq`` (the scan task must yield, as on the board). With ``deliver`` false the chain
+    is broken: no IRQ ever. Samples taken while the scan pins are not the PIO's (DMA) or not
+    SIO outputs (polled) read as garbage, and ``read_u16`` while the ADC free-runs fails: a
+    scanner that forgets to hand the pins or the ADC over gets wrong frames."""
+
+    def __init__(self, source, n=N, async_irq=False):
+        self.source = source
+        self.n = n
+        self.deliver = True
+        self.async_irq = async_irq
+        self.regs = {}
+        self.pins = {}
+        self.sms = []
+        self.dmas = []
+        self.buffers = []  # (address, buffer, bytes)
+        self._next = 0x20000104  # 4-aligned, not ring-aligned: the scanner must skip ahead
+        self.gpio = 0
+        self.starts = 0  # frames started by the DMA scan (free-running ADC)
+        self.fired = 0  # frame IRQs delivered
+        self.raw = array("H", bytes(2 * n * n))
+        self.gather = hal.gather_table(n)
+        self.spacers = hal.spacer_samples(n)
+        chip = self
+
+        class Mem:
+            def __getitem__(self, addr):
+                v = chip.regs.get(addr, 0)
+                if addr == ADC_CS:
+                    return v | hal.CS_READY
+                if addr == ADC_FCS:
+                    return v & ~hal.FCS_LEVEL_MASK
+                if addr == DMA_CHAN_ABORT or addr == ADC_FIFO:
+                    return 0
+                return v
+
+            def __setitem__(self, addr, v):
+                chip.write(addr, v)
+
+        class Pin:
+            IN = 0
+            OUT = 1
+            ALT = 3
+            PULL_UP = 1
+
+            def __init__(self, n, mode=None, pull=None, value=None, alt=None):
+                self.n = n
+                if mode == Pin.OUT:
+                    chip.pins[n] = "out"
+
+        class ADC:
+            def __init__(self, src):
+                ch = src if isinstance(src, int) else src.n - 26
+                self.ch = ch
+                if ch < 4:
+                    chip.pins[26 + ch] = "analog"
+
+            def read_u16(self):
+                return chip.adc_read(self.ch) << 4
+
+        class StateMachine:
+            def __init__(self, sm_id, prog, out_base=None, **kw):
+                self.sm_id = sm_id
+                self.handler = None
+                self.running = False
+                self.inits = 0
+                self.words = []
+                chip.sms.append(self)
+                self.init(prog, out_base)
+
+            def init(self, prog, out_base=None, **kw):
+                self.inits += 1
+                if out_base is not None:
+                    for i in range(pins.SCAN_OUT_COUNT):
+                        chip.pins[out_base.n + i] = "pio"
+
+            def irq(self, handler=None, hard=False):
+                self.handler = handler
+
+            def active(self, v=None):
+                if v is None:
+                    return self.running
+                self.running = bool(v)
+
+            def put(self, word):
+                self.words.append(word)
+
+        class DMA:
+            def __init__(self):
+                self.channel = len(chip.dmas)
+                self.read = self.write = self.count = self.ctrl = 0
+                self.running = False
+                self.closed = False
+                chip.dmas.append(self)
+
+            def config(self, read=None, write=None, count=None, ctrl=None, trigger=False):
+                self.read, self.write, self.count, self.ctrl = read, write, count, ctrl
+
+            def active(self, v=None):
+                if v is None:
+                    return self.running
+                self.running = bool(v)
+
+            def close(self):
+                self.closed = True
+
+        class PIO:
+            OUT_LOW = 0
+            OUT_HIGH = 1
+            SHIFT_RIGHT = 1
+
+        def asm_pio(**kw):
+            return lambda program: ("program", program)
+
+        self.machine = _NS()
+        self.machine.mem32 = Mem()
+        self.machine.Pin = Pin
+        self.machine.ADC = ADC
+        self.rp2 = _NS()
+        self.rp2.StateMachine = StateMachine
+        self.rp2.DMA = DMA
+        self.rp2.PIO = PIO
+        self.rp2.asm_pio = asm_pio
+        self.uctypes = _NS()
+        self.uctypes.addressof = self.addressof
+        self.ThreadSafeFlag = _flag_class()
+
+    def addressof(self, buf):
+        for addr, b, _size in self.buffers:
+            if b is buf:
+                return addr
+        size = len(bytes(buf))
+        addr = self._next
+        self._next += size + 0x1004
+        self.buffers.append((addr, buf, size))
+        return addr
+
+    def owned(self, owner):
+        """Whether the eight scan pins all belong to ``owner`` ("pio" or "out")."""
+        base = pins.SCAN_OUT_BASE
+        return all(self.pins.get(base + i) == owner for i in range(pins.SCAN_OUT_COUNT))
+
+    def write(self, addr, v):
+        self.regs[addr] = v
+        if addr == ADC_CS and v & hal.CS_START_MANY:
+            self.starts += 1
+            if self.deliver:
+                if self.async_irq:
+                    import asyncio
+
+                    asyncio.create_task(self._later())
+                else:
+                    self.fire()
+        elif addr == DMA_CHAN_ABORT:
+            for d in self.dmas:
+                if v >> d.channel & 1:
+                    d.running = False
+        elif addr == SIO_OUT_SET:
+            self.gpio |= v
+        elif addr == SIO_OUT_CLR:
+            self.gpio &= ~v
+            if self.word() == hal.address_word(0, 0):  # a polled frame starts: the board now
+                self.source(self.raw)
+
+    def word(self):
+        return (self.gpio >> pins.SCAN_OUT_BASE) & 0xFF
+
+    async def _later(self):
+        from firmware.clock import ticks
+
+        await ticks.sleep_ms(3)
+        if self.deliver and self.regs.get(ADC_CS, 0) & hal.CS_START_MANY:
+            self.fire()
+
+    def fire(self):
+        """One frame into the ring channel A writes, then the frame IRQ."""
+        a = self.dmas[0]
+        ring, off = None, 0
+        for addr, b, size in self.buffers:
+            if addr <= a.write < addr + size:
+                ring, off = b, (a.write - addr) // 2
+        assert ring is not None, "channel A writes nowhere known"
+        self.source(self.raw)
+        good = self.owned("pio")
+        for p in range(self.n * self.n):
+            ring[off + self.gather[p]] = self.raw[p] if good else GARBAGE
+        for i in self.spacers:
+            ring[off + i] = 1500
+        self.fired += 1
+        for sm in self.sms:
+            if sm.running and sm.handler is not None:
+                sm.handler(sm)
+
+    def adc_read(self, ch):
+        assert not self.regs.get(ADC_CS, 0) & hal.CS_START_MANY, "ADC read while DMA runs"
+        if not self.owned("out"):
+            return GARBAGE
+        row, mux, _ = hal.decode_word(self.word())
+        x = ch * 8 + mux
+        if row < 0 or x >= self.n:
+            return 0
+        return self.raw[row * self.n + x]
+
+
+def _source(board):
+    def fill(frame):
+        for i in range(len(board)):
+            frame[i] = board[i]
+
+    return fill
+
+
+def _no_sleep(us):
+    pass
+
+
+def test_dma_scanner_on_a_fake_chip_reads_the_board():
+    board = _board(21)
+    chip = FakeChip(_source(board))
+    sc = hal.DmaScanner(N, parts=chip)
+    assert chip.owned("pio") and chip.sms[0].running
+    assert (chip.addressof(sc._ring_buf) + 2 * sc.ring_base) % (2 * hal.RING_SAMPLES) == 0
+    frame = array("H", bytes(2 * N * N))
+    sc.scan(frame)
+    assert frame == board and sc.frames == 1 and sc.stalls == 0
+    assert sc.vsys_mv() == hal.vsys_mv(1500)
+    sc.close()
+    assert chip.dmas[0].closed and chip.sms[0].words[-1] == hal.PARK
+
+
+def _run(coro):
+    import asyncio
+
+    return asyncio.run(coro)
+
+
+def test_a_stalled_dma_chain_times_out():
+    from firmware.clock import ticks
+
+    board = _board(22)
+    chip = FakeChip(_source(board), async_irq=True)
+    sc = hal.DmaScanner(N, timeout_ms=30, parts=chip)
+    frame = array("H", bytes(2 * N * N))
+
+    async def go():
+        await sc.scan_async(frame)
+        assert frame == board
+        chip.deliver = False  # the chain stalls: no frame IRQ ever again
+        t0 = ticks.now_ms()
+        try:
+            await sc.scan_async(frame)
+        except OSError as e:
+            waited = ticks.diff(ticks.now_ms(), t0)
+            assert "no frame IRQ" in str(e)
+            assert 30 <= waited < 1000, waited
+        else:
+            raise AssertionError("a stalled scan_async returned")
+        assert sc.stalls == 1
+
+    _run(go())
+    chip.async_irq = False
+    try:
+        sc.scan(frame)  # the blocking scan says the same
+    except OSError:
+        pass
+    else:
+        raise AssertionError("a stalled scan returned")
+    assert sc.stalls == 2
+
+
+def _guard(chip, t, timeout_ms=20, retry_ms=1000):
+    dma = hal.DmaScanner(N, timeout_ms=timeout_ms, parts=chip)
+    return hal.ScanGuard(
+        dma,
+        lambda: hal.PolledScanner(N, sleep_us=_no_sleep, machine=chip.machine),
+        retry_ms=retry_ms,
+        now=lambda: t[0],
+    )
+
+
+def test_the_guard_scans_polled_while_the_dma_is_stalled_and_goes_back():
+    board = _board(23)
+    chip = FakeChip(_source(board), async_irq=True)
+    t = [1000]
+    g = _guard(chip, t)
+    frame = array("H", bytes(2 * N * N))
+
+    async def go():
+        await g.scan_async(frame)
+        assert frame == board and g.path == "dma" and g.stalls == 0
+
+        chip.deliver = False  # the chain stalls...
+        board[5 * N + 7] = 900  # ...and a stone is put down
+        await g.scan_async(frame)  # the same call: the polled frame
+        assert frame == board, "no frame after the stall"
+        assert g.path == "polled" and g.stalls == 1 and g.error == "scan: no frame IRQ"
+        assert chip.owned("out")  # the polled scan has the pins; the ADC is no longer DMA's
+        starts = chip.starts
+        for _ in range(3):  # before the retry is due: polled, the DMA left alone
+            t[0] += 300
+            board[6 * N + 7] = 3000
+            await g.scan_async(frame)
+            assert frame == board
+        assert chip.starts == starts and g.stalls == 1 and g.retries == 0
+
+        t[0] += 200  # a retry: rearmed (pins back to the PIO), still stalled
+        await g.scan_async(frame)
+        assert frame == board and g.path == "polled"
+        assert g.retries == 1 and g.stalls == 1 and chip.sms[0].inits == 2
+        assert chip.owned("out") and chip.starts == starts + 1
+
+        chip.deliver = True  # the chain works again: at the next retry, back to DMA
+        await g.scan_async(frame)
+        assert g.path == "polled"  # not yet due
+        t[0] += 1000
+        board[5 * N + 7] = 2048
+        await g.scan_async(frame)
+        assert frame == board and g.path == "dma" and g.recoveries == 1 and g.retries == 2
+        assert chip.owned("pio") and g.vsys_mv() == hal.vsys_mv(1500)
+        fired = chip.fired
+        await g.scan_async(frame)
+        assert chip.fired == fired + 1 and g.stalls == 1
+
+    _run(go())
+
+
+def test_the_guard_blocking_scan_falls_back_too():
+    board = _board(24)
+    chip = FakeChip(_source(board))
+    t = [0]
+    g = _guard(chip, t)
+    frame = array("H", bytes(2 * N * N))
+    g.scan(frame)
+    assert frame == board and g.path == "dma"
+    chip.deliver = False
+    board[0] = 111
+    g.scan(frame)
+    assert frame == board and g.path == "polled" and g.stalls == 1
+    chip.deliver = True
+    t[0] += 1000
+    g.scan(frame)
+    assert frame == board and g.path == "dma" and g.recoveries == 1
+
+
+def test_make_scanner_guards_the_dma_scan():
+    board = _board(25)
+    chip = FakeChip(_source(board))
+    sc = hal.make_scanner(parts=chip)
+    assert isinstance(sc, hal.ScanGuard) and isinstance(sc.primary, hal.DmaScanner)
+    assert sc.n == N and sc.fallback is None  # made only when needed: it takes the pins
+    assert isinstance(hal.make_scanner(polled=True, parts=chip), hal.PolledScanner)
+    del chip.rp2.DMA  # firmware without rp2.DMA: the polled scan alone
+    assert isinstance(hal.make_scanner(parts=chip), hal.PolledScanner)

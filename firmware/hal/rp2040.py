@@ -12,7 +12,13 @@ power-on time) and then one step per mux input: ``STEPS_PER_ROW`` = 10, a frame 
 Start reading at ``DmaScanner``; the pure parts above it (address words, the scan table, frame
 reassembly, register values) run anywhere and are tested off the board in
 tests/test_hal_rp2040.py. Nothing here touches hardware at import: ``rp2``, ``machine``,
-``uctypes`` and ``asyncio`` are imported by the constructors.
+``uctypes`` and ``asyncio`` are imported by the constructors (or passed in: ``parts``, the
+tests' fake chip).
+
+A scan never stalls silently: ``DmaScanner.scan_async`` gives up after ``_TIMEOUT_MS`` (an
+``OSError``, as ``scan`` does), and ``ScanGuard`` (what ``make_scanner`` returns) then takes the
+frames from ``PolledScanner``, counts the stall (``stalls``, which the app logs and says on the
+faces) and restarts the DMA chain every ``RETRY_MS`` until it delivers again.
 
 How the background scan runs, with no CPU work per sample:
 
@@ -52,6 +58,7 @@ SPACER_SLOT = const(3)
 DUMMY = const(2)  # discarded steps after a row change: 2 x 16 us > the 25 us power-on time
 STEPS_PER_ROW = const(10)  # DUMMY + MUX_WAYS
 _TIMEOUT_MS = const(50)  # a frame takes 3 ms; no IRQ after 50 ms means the chain is broken
+RETRY_MS = const(2000)  # while the chain is broken, ScanGuard restarts it this often
 RING_STEPS = const(256)  # steps in the DMA rings (a power of two: 1 KiB of words)
 RING_SAMPLES = const(1024)  # RING_STEPS * SLOTS halfwords = 2 KiB
 MAX_ROWS = const(24)  # three decoders of eight outputs
@@ -325,10 +332,8 @@ def settle_ns(period_cycles=SLOT_CYCLES):
 # --- the background scanner -------------------------------------------------------------------
 
 
-def _scan_program():
+def _scan_program(rp2):
     """The PIO program, assembled on first use (``rp2.asm_pio`` exists only on the board)."""
-    import rp2
-
     low, high = rp2.PIO.OUT_LOW, rp2.PIO.OUT_HIGH
 
     # Initial levels are PARK: mux 0, row address 0, both bank bits high (every row off).
@@ -344,6 +349,31 @@ def _scan_program():
     return scan_steps
 
 
+def wait_ms(aw, ms):
+    """``aw`` with a time limit of ``ms``: ``asyncio.TimeoutError`` after it (MicroPython's
+    ``wait_for_ms``; CPython's ``wait_for``, in seconds)."""
+    import asyncio
+
+    f = getattr(asyncio, "wait_for_ms", None)
+    return f(aw, ms) if f is not None else asyncio.wait_for(aw, ms / 1000)
+
+
+class _Parts:
+    """The board's own modules for ``DmaScanner`` (the tests pass a fake chip instead)."""
+
+    def __init__(self):
+        from asyncio import ThreadSafeFlag
+
+        import machine
+        import rp2
+        import uctypes
+
+        self.machine = machine
+        self.rp2 = rp2
+        self.uctypes = uctypes
+        self.ThreadSafeFlag = ThreadSafeFlag
+
+
 class DmaScanner:
     """The background scan: PIO steps the address lines, DMA moves samples and addresses.
 
@@ -354,22 +384,27 @@ class DmaScanner:
     next frame mark and gathers from the live ring, so a point may come from the scan before or
     after its neighbours, each a complete reading.
 
+    No frame IRQ within ``timeout_ms`` (the chain is broken) is an ``OSError`` from both, and
+    counts in ``stalls``: ``ScanGuard`` then scans polled (``release`` hands it the pins and the
+    ADC) and later ``rearm``s this one (the pins back to the PIO, the chain restarted).
+
     While it runs, it owns the ADC: nothing else may call ``ADC.read_u16`` (that reselects the
     input and breaks the round-robin); read the battery with ``vsys_mv()`` instead.
     """
 
-    def __init__(self, n=N, sm_id=0, continuous=False):
-        from asyncio import ThreadSafeFlag
-
-        import machine
-        import rp2
-        import uctypes
-
-        micropython.alloc_emergency_exception_buf(100)
+    def __init__(self, n=N, sm_id=0, continuous=False, timeout_ms=_TIMEOUT_MS, parts=None):
+        parts = parts or _Parts()
+        machine = parts.machine
+        uctypes = parts.uctypes
+        if hasattr(micropython, "alloc_emergency_exception_buf"):
+            micropython.alloc_emergency_exception_buf(100)
         self.n = n
         self.continuous = continuous
-        self.flag = ThreadSafeFlag()
+        self.timeout_ms = timeout_ms
+        self.flag = parts.ThreadSafeFlag()
         self.frames = 0
+        self.stalls = 0  # frames the IRQ never came for
+        self._machine = machine
         self._mem = machine.mem32
         # The pads of GP26-29 as analog inputs (digital input off); the objects are kept only
         # so the pads stay configured.
@@ -393,9 +428,9 @@ class DmaScanner:
         self._cs_run = adc_cs(True)
         self._fcs = adc_fcs(1)
 
-        self.sm = rp2.StateMachine(
-            sm_id, _scan_program(), out_base=machine.Pin(pins.SCAN_OUT_BASE)
-        )
+        rp2 = parts.rp2
+        self._program = _scan_program(rp2)
+        self.sm = rp2.StateMachine(sm_id, self._program, out_base=machine.Pin(pins.SCAN_OUT_BASE))
         self.sm.irq(self._frame_done, hard=True)
         self.sm.active(1)
 
@@ -407,7 +442,9 @@ class DmaScanner:
         self._abort_mask = 1 << a | 1 << b
         self._a.config(read=_ADC_FIFO, write=self._ring_addr, count=SLOTS, ctrl=self._ctrl_a)
         self._b.config(read=self._table_addr, write=pio_txf(sm_id), count=1, ctrl=self._ctrl_b)
+        self._adc_setup()
 
+    def _adc_setup(self):
         mem = self._mem
         mem[_ADC_CS] = self._cs_idle
         mem[_ADC_DIV] = adc_div(SLOT_CYCLES)
@@ -456,6 +493,25 @@ class DmaScanner:
         self._stop()
         self.sm.put(PARK)
 
+    def release(self):
+        """Stop the chain and leave the ADC as ``ADC.read_u16`` expects it (one input, no
+        round-robin, FIFO off): the polled scan takes over (it claims the scan pins itself)."""
+        self._stop()
+        mem = self._mem
+        mem[_ADC_CS] = CS_EN
+        mem[_ADC_FCS] = 0
+
+    def rearm(self):
+        """After a stall: the state machine made anew (its FIFOs emptied, the scan pins given
+        back to the PIO, which ``Pin(OUT)`` of the polled scan took) and the ADC set up for the
+        chain; the next ``scan``/``scan_async`` starts it."""
+        self._stop()
+        self.sm.active(0)
+        self.sm.init(self._program, out_base=self._machine.Pin(pins.SCAN_OUT_BASE))
+        self.sm.irq(self._frame_done, hard=True)
+        self.sm.active(1)
+        self._adc_setup()
+
     def read(self, frame):
         """Reassemble the last frame into ``frame``. Allocates nothing."""
         reassemble(frame, self._ring_buf, self.ring_base, self.gather, self.n * self.n)
@@ -463,22 +519,30 @@ class DmaScanner:
     def scan(self, frame):
         """One fresh frame into ``frame``, blocking for its 3.0 ms (the simulated grid's
         ``scan``); the app's scan task uses ``scan_async``."""
-        import time
+        from firmware.clock import ticks
 
         seen = self.frames
         if not self.continuous or not self._a.active():
             self.start()
-        t0 = time.ticks_ms()
+        t0 = ticks.now_ms()
         while self.frames == seen:
-            if time.ticks_diff(time.ticks_ms(), t0) > _TIMEOUT_MS:
+            if ticks.diff(ticks.now_ms(), t0) > self.timeout_ms:
+                self.stalls += 1
                 raise OSError("scan: no frame IRQ")
         self.read(frame)
 
     async def scan_async(self, frame):
-        """One fresh frame into ``frame``, other tasks running while the DMA works."""
+        """One fresh frame into ``frame``, other tasks running while the DMA works; an
+        ``OSError`` when the frame IRQ does not come within ``timeout_ms``."""
+        import asyncio
+
         if not self.continuous or not self._a.active():
             self.start()
-        await self.flag.wait()
+        try:
+            await wait_ms(self.flag.wait(), self.timeout_ms)
+        except asyncio.TimeoutError:
+            self.stalls += 1
+            raise OSError("scan: no frame IRQ") from None
         self.read(frame)
 
     def vsys_mv(self):
@@ -501,34 +565,45 @@ class PolledScanner:
     ``ADC.read_u16`` per sample (12-bit value = ``read_u16() >> 4``). An estimated 5-10 ms
     per frame on the board, against 3.0 ms for ``DmaScanner``; it needs neither PIO nor DMA.
 
-    ``adcs``, ``write_address`` and ``sleep_us`` default to the board's; tests pass fakes.
-    Each row is switched off again before ``scan_async`` yields to other tasks.
+    ``adcs``, ``write_address`` and ``sleep_us`` default to the board's (``machine``: the
+    board's module, or the tests' fake chip); tests pass fakes. Each row is switched off again
+    before ``scan_async`` yields to other tasks.
     """
 
-    def __init__(self, n=N, adcs=None, write_address=None, sleep_us=None, row_us=40, mux_us=4):
+    def __init__(
+        self,
+        n=N,
+        adcs=None,
+        write_address=None,
+        sleep_us=None,
+        row_us=40,
+        mux_us=4,
+        machine=None,
+    ):
         if n > MAX_ROWS or n > COLUMN_ADCS * MUX_WAYS:
             raise ValueError("board size")
         self.n = n
         self.row_us = row_us
         self.mux_us = mux_us
-        if adcs is None:
+        if machine is None and (adcs is None or write_address is None):
             import machine
-
+        self._machine = machine
+        if adcs is None:
             adcs = tuple(machine.ADC(machine.Pin(pins.HALL_ADC0 + i)) for i in range(3))
+        self._own_pins = write_address is None
         if write_address is None:
             write_address = self._sio_writer()
         if sleep_us is None:
             import time
 
-            sleep_us = time.sleep_us
+            sleep_us = getattr(time, "sleep_us", None) or (lambda us: time.sleep(us / 1e6))
         self._adcs = adcs
         self._write = write_address
         self._sleep = sleep_us
         self._write(PARK)
 
     def _sio_writer(self):
-        import machine
-
+        machine = self._machine
         for i in range(pins.SCAN_OUT_COUNT):
             machine.Pin(pins.SCAN_OUT_BASE + i, machine.Pin.OUT, value=(PARK >> i) & 1)
         mem = machine.mem32
@@ -539,6 +614,12 @@ class PolledScanner:
             mem[_SIO_OUT_CLR] = (~word & 0xFF) << pins.SCAN_OUT_BASE
 
         return write
+
+    def claim(self):
+        """Take the scan pins as SIO outputs again (the DMA scan's PIO had them since)."""
+        if self._own_pins:
+            self._write = self._sio_writer()
+        self._write(PARK)
 
     def scan_row(self, frame, row):
         """Read sensor row ``row`` into ``frame`` and switch the row off. Allocates nothing."""
@@ -568,25 +649,145 @@ class PolledScanner:
 
     async def scan_async(self, frame):
         """One frame, yielding to other tasks between rows."""
-        import asyncio
+        from firmware.clock import ticks
 
         for row in range(self.n):
             self.scan_row(frame, row)
-            await asyncio.sleep_ms(0)
+            await ticks.sleep_ms(0)
 
     def close(self):
         self._write(PARK)
 
 
-def make_scanner(polled=False, n=N):
-    """The board's scanner: ``DmaScanner`` unless ``polled`` (or the DMA path fails to start,
-    e.g. on firmware older than v1.22 without ``rp2.DMA``)."""
+# --- the guard: the DMA scan, and the polled one when it stalls -------------------------------
+
+
+class ScanGuard:
+    """The board's scanner: frames from ``primary`` (a ``DmaScanner``) while it delivers; when
+    it fails (no frame IRQ within its timeout: the chain is broken, an ``OSError``), the same
+    call takes its frame from the polled fallback, made by ``make_fallback()`` on first use, so
+    the game keeps seeing the stones. Every ``retry_ms`` the primary is ``rearm``ed and tried
+    again; the first frame it delivers puts the frames back on it.
+
+    For the app and the PC: ``stalls`` (times the primary stopped delivering: the app logs each
+    and says it on the faces), ``recoveries`` (times it came back), ``retries`` (restarts
+    tried), ``path`` ("dma" or "polled"), ``error`` (the last stall's message), ``frames``.
+    """
+
+    def __init__(self, primary, make_fallback, retry_ms=RETRY_MS, now=None):
+        if now is None:
+            from firmware.clock.ticks import now_ms as now
+        self.n = primary.n
+        self.primary = primary
+        self.fallback = None
+        self._make_fallback = make_fallback
+        self.retry_ms = retry_ms
+        self.now = now
+        self.dma = True  # the primary gives the frames
+        self.stalls = 0
+        self.recoveries = 0
+        self.retries = 0
+        self.frames = 0
+        self.error = ""
+        self._retry_at = 0
+        self._polled = False  # the fallback holds the pins and the ADC
+
+    @property
+    def path(self):
+        return "dma" if self.dma else "polled"
+
+    def _try_primary(self):
+        # The primary's turn: always while it delivers, else when a retry is due (rearmed).
+        if self.dma:
+            return True
+        from firmware.clock import ticks
+
+        if ticks.diff(self.now(), self._retry_at) < 0:
+            return False
+        self.retries += 1
+        self._polled = False
+        rearm = getattr(self.primary, "rearm", None)
+        if rearm is not None:
+            rearm()
+        return True
+
+    def _failed(self, e):
+        from firmware.clock import ticks
+
+        if self.dma:
+            self.dma = False
+            self.stalls += 1
+            self.error = str(e) or type(e).__name__
+        self._retry_at = ticks.add(self.now(), self.retry_ms)
+
+    def _delivered(self):
+        if not self.dma:
+            self.dma = True
+            self.recoveries += 1
+        self.frames += 1
+
+    def _to_polled(self):
+        if self._polled:
+            return self.fallback
+        release = getattr(self.primary, "release", None)
+        if release is not None:
+            release()
+        if self.fallback is None:
+            self.fallback = self._make_fallback()
+        else:
+            self.fallback.claim()
+        self._polled = True
+        return self.fallback
+
+    async def scan_async(self, frame):
+        """One frame into ``frame``: the primary's, or the fallback's when it fails."""
+        if self._try_primary():
+            try:
+                await self.primary.scan_async(frame)
+            except Exception as e:
+                self._failed(e)
+            else:
+                self._delivered()
+                return
+        await self._to_polled().scan_async(frame)
+        self.frames += 1
+
+    def scan(self, frame):
+        """The same, blocking."""
+        if self._try_primary():
+            try:
+                self.primary.scan(frame)
+            except Exception as e:
+                self._failed(e)
+            else:
+                self._delivered()
+                return
+        self._to_polled().scan(frame)
+        self.frames += 1
+
+    def vsys_mv(self):
+        """The primary's battery reading (None while the frames are polled)."""
+        return self.primary.vsys_mv() if self.dma else None
+
+    def close(self):
+        self.primary.close()
+        if self.fallback is not None:
+            self.fallback.close()
+
+
+def make_scanner(polled=False, n=N, parts=None):
+    """The board's scanner: ``ScanGuard`` over ``DmaScanner`` with ``PolledScanner`` as its
+    fallback; ``PolledScanner`` alone if ``polled`` (or the DMA path fails to start, e.g. on
+    firmware older than v1.22 without ``rp2.DMA``). ``parts``: a fake chip (tests)."""
+    machine = parts.machine if parts is not None else None
     if not polled:
         try:
-            return DmaScanner(n)
+            dma = DmaScanner(n, parts=parts)
         except (ImportError, AttributeError):
             pass
-    return PolledScanner(n)
+        else:
+            return ScanGuard(dma, lambda: PolledScanner(n, machine=machine))
+    return PolledScanner(n, machine=machine)
 
 
 class Hardware:
@@ -676,13 +877,29 @@ def key_reader(pins_bits):
     return levels
 
 
-def board_id():
-    """The board's id: its flash chip's unique id in hex."""
+def board_id(uid=None, root=""):
+    """The board's id: its flash chip's unique id (``uid``, default ``machine.unique_id()``)
+    in hex. Where that reads all zeros or all ones (on-chip.md: a flash can answer
+    0000000000000000), "s" and 15 hex digits of a hash of the board's secret instead: the
+    secret is made on first boot and kept (``root`` + /secret.bin, link/server.py's
+    ``load_secret``, the one ``board.build`` loads), so the id stays the same at every boot,
+    and a hash of it gives nothing of the key away."""
     import binascii
 
-    import machine
+    if uid is None:
+        import machine
 
-    return binascii.hexlify(machine.unique_id()).decode()
+        uid = machine.unique_id()
+    uid = bytes(uid)
+    if uid and uid != bytes(len(uid)) and uid != b"\xff" * len(uid):
+        return binascii.hexlify(uid).decode()
+    import hashlib
+
+    from firmware.link.server import SECRET_PATH, load_secret
+
+    secret = load_secret(root + SECRET_PATH)
+    digest = hashlib.sha256(b"tengen board id\n" + secret).digest()
+    return "s" + binascii.hexlify(digest).decode()[:15]
 
 
 def rtc_setter():

@@ -425,13 +425,23 @@ class Server:
     # ---- the commands -------------------------------------------------------------------------
 
     def cmd_hello(self, req):
+        # boot_error: what stopped the board's previous boot, or None (firmware/bootlog.py;
+        # board.build sets it).
         return {
             "name": "tengen",
             "fw": FIRMWARE,
             "proto": P.VERSION,
             "board": self.board,
             "game": self._kind(),
+            "boot_error": getattr(self, "boot_error", None),
+            "faults": self._faults(),
         }
+
+    def _faults(self):
+        # What the board fixed or worked around while running (a stalled scan, a task that
+        # raised: App.errors), the latest few, as "where: what" lines for the PC.
+        errors = getattr(self.app, "errors", None) or ()
+        return ["%s: %s" % (w, m) for w, m in errors[-4:]]
 
     def cmd_state(self, req):
         from firmware.match import PHASES
