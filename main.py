@@ -1,5 +1,6 @@
-"""Runs after boot.py: the board's app (firmware/device.py). Holding BOOTSEL or the PAUSE key
-at power-up is safe mode: the app is skipped and the REPL stays free for mpremote.
+"""Runs after boot.py: the board's app (firmware/device.py). Holding the PAUSE key while the board
+powers up (or pressing BOOTSEL just after: held during power-up it starts the RP2040's ROM
+bootloader instead) is safe mode: the app is skipped and the REPL stays free for mpremote.
 
 Whatever stops the boot (boot.py's error, loading the firmware, the self-checks, building the
 board, the app itself; a MemoryError too) is printed, written to ``/boot.log`` and shown on
@@ -11,7 +12,7 @@ import sys
 
 
 def _safe_mode():
-    # BOOTSEL held, or the board's PAUSE key held, at power-up.
+    # The board's PAUSE key held at power-up, or BOOTSEL pressed as main.py starts.
     try:
         import rp2
     except ImportError:  # unix port: no BOOTSEL button

@@ -255,7 +255,7 @@ class App:
                 m.claim(now)
         elif pause and state == 2 and not (self.arbiter and self.arbiter.paused):
             m.clock.resume(now)  # a game paused by a power cut: the players go on
-            m._snapshot()
+            m.snapshot()
             self.beep(_DONE, now)
 
     def resign_key(self, ev, now):

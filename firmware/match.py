@@ -225,7 +225,7 @@ class Match:
             self.clock.pause(self.clock.seg)
             self.phase = DEAD
             self.referee.ending = True  # lifting the dead stones is not a disturbed board
-            self._snapshot()
+            self.snapshot()
         elif getattr(g, "claimable", None) is not None and g.claimable[0] == g.ply:
             # Renju claim mode: the board signals the foul; White's claim decides (002 第十条1)
             self._log(inc.FOUL, (g.claimable[1],), g.claimable[2], now)
@@ -278,7 +278,7 @@ class Match:
         self._log(inc.DISPUTE, (), 0, now)
         self.referee.see(self.sensing.states, now)  # the lifted stones are missing now
         self.clock.resume(now)
-        self._snapshot()
+        self.snapshot()
         return True
 
     def claim(self, now):
@@ -340,8 +340,8 @@ class Match:
         self.referee.log.add(kind, self.game.ply + 1, now, points, detail)
         self._journal_incidents()
 
-    def _snapshot(self):
-        # The clocks as they stand (a pause, a resume): what a power cut gives back.
+    def snapshot(self):
+        """Journal the clocks as they stand (a pause, a resume): what a power cut gives back."""
         if self.journal is not None:
             self.journal.clocks(self.game.ply + 1, self.clocks())
 
