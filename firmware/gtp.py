@@ -15,13 +15,13 @@ Tengen's own commands start with ``tengen-``. Komi is kept in half points (``kom
 import gc
 import sys
 
+from firmware.link.server import FIRMWARE as VERSION  # the firmware's one version
 from firmware.rules.coords import GO_COLUMNS, parse_vertex, vertex
 from firmware.rules.go import KO_RULES, Game, fixed_handicap
 from firmware.rules.go_board import BLACK, REASONS, WHITE
 from firmware.rules.go_count import KOMI_NATIONAL, count, result_sgf
 
 NAME = "Tengen"
-VERSION = "0.1.0"  # the package version in pyproject.toml; no firmware-wide constant exists yet
 
 _COLORS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
 _COLOR_NAMES = ("", "black", "white")

