@@ -13,7 +13,10 @@ and how to read the numbers: ``bench/README.md``. In short:
 3. the same moves on sgfmill's ``boards.Board``, on the same runtime: the baseline ratio;
 4. ``go_count.count`` on the final 19x19 positions of corpus games;
 5. memory: heap bytes of ``Game(19)`` and of a full replay, and whether a move allocates;
-6. a summary against the RP2040 targets. It is information only: the exit status is 0 whatever
+6. built worst cases (``tests/go_worst.py``, no corpus needed): a 1,024-ply game of big
+   captures and a ko, each move timed alone, and the move past the history's room; the comb
+   snake's second-to-last liberty, ``legal()`` there, its capture and the undo of it;
+7. a summary against the RP2040 targets. It is information only: the exit status is 0 whatever
    the figures (only a crash or a bad option fails).
 
 The corpus is read in place (``$TENGEN_SHARED/corpus/go`` or ``<repo>/../shared/corpus/go``),
@@ -71,7 +74,8 @@ BENCH = REPO + "/bench"
 from firmware import sgf  # noqa: E402  (first: on CPython the package adds `micropython`)
 from firmware.rules import go_count  # noqa: E402
 from firmware.rules.go import Game  # noqa: E402
-from firmware.rules.go_board import Board  # noqa: E402
+from firmware.rules.go_board import REASONS, Board  # noqa: E402
+from tests import go_worst  # noqa: E402
 
 # isort: split
 import micropython  # noqa: E402  (built in, or firmware/_mpshim.py on CPython)
@@ -756,6 +760,147 @@ def bench_heap_lock():
     return quiet_result, capture_result, pass_result
 
 
+# ---- 6. built worst cases ----------------------------------------------------------------
+
+WORST_RUNS = 9  # replays of the long game; each move's first and fastest timing are reported
+SNAKE_RUNS = 50  # timings of each step on the comb snake (each well under a millisecond)
+MARKED_PLIES = (401, 801)  # where the history used to grow (its room was 400, then 800)
+
+
+def encode(moves):
+    """``[(colour, x, y)]`` as an ``array('H')`` of ``colour << 10 | y << 5 | x`` codes."""
+    out = array("H", bytearray(2 * len(moves)))
+    for i in range(len(moves)):
+        c, x, y = moves[i]
+        out[i] = (c << 10) | (PASS if x is None else (y << 5) | x)
+    return out
+
+
+def time_game(game, moves, tk):
+    """Replay ``moves`` (encoded) from an empty 19x19 board, each ``Game.play`` timed alone.
+
+    Each move's time goes to ``tk`` where it is lower; returns (refused moves, the slowest
+    timing of this replay, its ply).
+    """
+    game.clear(19)
+    refused = 0
+    slowest = (0, 0)
+    for i in range(len(moves)):
+        m = moves[i]
+        c = m >> 10
+        p = m & 1023
+        if p == PASS:
+            x = y = None
+        else:
+            x = p & 31
+            y = p >> 5
+        t0 = ticks_us()
+        r = game.play(c, x, y)
+        dt = ticks_diff(ticks_us(), t0)
+        if r:
+            refused += 1
+        if dt < tk[i]:
+            tk[i] = dt
+        if dt > slowest[0]:
+            slowest = (dt, i + 1)
+    return refused, slowest
+
+
+def timed(fn, a, b, c):
+    """µs of one call ``fn(a, b, c)`` and its result."""
+    t0 = ticks_us()
+    r = fn(a, b, c)
+    return ticks_diff(ticks_us(), t0), r
+
+
+def bench_long_game(cal, runs):
+    """The long game of ``tests/go_worst.py``, ``runs`` times; figures in µs."""
+    game = Game(19)
+    moves = encode(go_worst.long_game())
+    tk = array("I", [0xFFFFFFFF] * len(moves))
+    first = None
+    for _ in range(runs):
+        gc.collect()
+        cal.sample(1)
+        refused, slowest = time_game(game, moves, tk)
+        if first is None:
+            first = slowest
+    # The move past the room: refused, and nothing changes.
+    full_us = None
+    for _ in range(runs):
+        dt, reason = timed(game.play, 1, 3, 9)
+        full_us = dt if full_us is None else min(full_us, dt)
+    # A new position at the last ply: the repetition scan reads all 1,023 earlier plies.
+    game.undo()
+    scan_us = None
+    for _ in range(runs):
+        dt, r = timed(game.play, game.to_move, 3, 9)
+        game.undo()
+        scan_us = dt if scan_us is None else min(scan_us, dt)
+    total = 0
+    worst = (0, 0)
+    for i in range(len(moves)):
+        total += tk[i]
+        if tk[i] > worst[0]:
+            worst = (tk[i], i + 1)
+    out = {
+        "plies": len(moves),
+        "runs": runs,
+        "refused": refused,
+        "total_us": total,
+        "worst": worst,
+        "first": first,
+        "marked": [(j, tk[j - 1]) for j in MARKED_PLIES],
+        "full": (full_us, reason),
+        "scan_us": scan_us,
+        "captures": tuple(game.captures),
+    }
+    total_bytes = getattr(micropython, "mem_total", None)
+    if total_bytes:
+        out["traffic"] = replay_probed(game, moves, 0, len(moves), total_bytes)
+    return out
+
+
+def bench_snake(cal, bands, runs):
+    """The comb snake of ``bands`` bands: µs (first, fastest) of each step, and the taken."""
+    grid, (fx, fy), (lx, ly) = go_worst.comb_snake(bands)
+    game = Game(19)
+    go_worst.set_up(game, grid)
+    names = ("play", "legal", "capture", "undo")
+    best = {}
+    firsts = {}
+
+    def note(name, dt):
+        if name not in firsts:
+            firsts[name] = dt
+        best[name] = min(best.get(name, dt), dt)
+
+    taken = 0
+    for _ in range(runs):
+        cal.sample(1)
+        dt, r = timed(game.play, 2, fx, fy)  # White: the second-to-last liberty
+        note("play", dt)
+        game.undo()
+        dt, r = timed(game.legal, 2, fx, fy)
+        note("legal", dt)
+        game.play(2, fx, fy)
+        game.play(1, None, None)
+        dt, r = timed(game.play, 2, lx, ly)  # the last: the whole snake is taken
+        note("capture", dt)
+        taken = game.captures[2]
+        t0 = ticks_us()
+        game.undo()
+        note("undo", ticks_diff(ticks_us(), t0))
+        game.undo()
+        game.undo()
+    return {
+        "bands": bands,
+        "stones": sum([row.count(1) for row in grid]),
+        "taken": taken,
+        "rows": [(k, firsts[k], best[k]) for k in names],
+    }
+
+
 # ---- report --------------------------------------------------------------------------------
 
 
@@ -909,10 +1054,62 @@ def report_memory(corpus, mem, locked):
         print("                (with the heap locked, call frames go on the C stack instead)")
 
 
-def report_summary(cal, rep, cnt, ratio):
+def report_worst(long, snakes, scale):
+    section("6. Built worst cases (tests/go_worst.py): each call timed alone, µs")
+    margin = "x1.55 for a comparison-heavy viper loop on the chip (research/on-chip.md)"
+    if long:
+        n = long["plies"]
+        print(
+            "  long game:  %d plies (walls, 4 x two 112-stone captures, a ko retaken 22 times),"
+            " %d refused" % (n, long["refused"])
+        )
+        print("              each move's fastest of %d replays" % long["runs"])
+        mean = long["total_us"] / n
+        print("  mean:       %7.2f µs per move   RP2040 estimate %.3f ms" % (mean, mean * scale))
+        dt, ply = long["worst"]
+        print("  worst:      %7d µs at ply %d    RP2040 estimate %.3f ms" % (dt, ply, dt * scale))
+        dt, ply = long["first"]
+        print(
+            "  first run:  %7d µs at ply %d    (slowest single timing of the first replay)"
+            % (dt, ply)
+        )
+        for ply, dt in long["marked"]:
+            print(
+                "  ply %4d:   %7d µs            RP2040 estimate %.3f ms (where the history used to grow)"
+                % (ply, dt, dt * scale)
+            )
+        dt = long["scan_us"]
+        print(
+            "  new position at ply %d: %d µs, estimate %.3f ms (its scan reads every ply; %s:"
+            " %.3f ms)" % (n, dt, dt * scale, margin.split(" for")[0], dt * scale * 1.55)
+        )
+        dt, reason = long["full"]
+        print(
+            "  ply %d:  refused (%s) in %d µs: the history's room is %d plies"
+            % (n + 1, REASONS[reason], dt, n)
+        )
+        if "traffic" in long:
+            print(
+                "  allocator:  %d bytes through it over the whole game (micropython.mem_total())"
+                % long["traffic"]
+            )
+    for sn in snakes:
+        print(
+            "  comb snake, %d band%s: %d black stones, two liberties; taken: %d"
+            % (sn["bands"], "s" if sn["bands"] > 1 else "", sn["stones"], sn["taken"])
+        )
+        for name, first, best in sn["rows"]:
+            print(
+                "    %-8s first %4d µs, fastest %4d µs   RP2040 estimate %.3f ms (%.3f with %s)"
+                % (name, first, best, best * scale, best * scale * 1.55, "x1.55")
+            )
+    print("  (%s)" % margin)
+
+
+def report_summary(cal, rep, cnt, ratio, long=None, snakes=()):
     scale = cal.scale()
     section(
-        "6. Summary (RP2040 = unix time x %.1f ms / %d µs calibration: an ESTIMATE)"
+        "7. Summary (RP2040 = unix time x %.1f ms / %d µs calibration: an ESTIMATE)"
         % (CALIB_RP2040_MS, cal.best)
     )
     row = "  %-20s %12s %17s %12s   %s"
@@ -935,6 +1132,12 @@ def report_summary(cal, rep, cnt, ratio):
         line("count, worst", cnt["worst"][0], "%d µs", "%.1f ms", TARGET_COUNT_MS)
     else:
         print("  count: not measured")
+    if long:
+        line("long game, worst", long["worst"][0], "%d µs", "%.3f ms", TARGET_MOVE_WORST_MS)
+    for sn in snakes:
+        worst = max([best for _, _, best in sn["rows"]])
+        label = "comb snake %d, worst" % sn["bands"]
+        line(label, worst, "%d µs", "%.3f ms", TARGET_MOVE_WORST_MS)
     if ratio is not None:
         lim = TARGET_SGFMILL_RATIO
         v = "ok" if ratio >= lim else "under"
@@ -1000,6 +1203,9 @@ def main():
                 cnt = bench.result()
     mem = bench_memory(corpus)
     locked = bench_heap_lock()
+    runs = max(WORST_RUNS, passes)
+    long = bench_long_game(cal, runs)
+    snakes = [bench_snake(cal, bands, max(SNAKE_RUNS, passes)) for bands in (1, 2, 3)]
     cal.sample(9)
 
     scale = cal.scale()
@@ -1015,7 +1221,8 @@ def main():
         ratio = report_sgfmill(cmp, where)
         report_count(corpus, cnt, scale)
     report_memory(corpus, mem, locked)
-    report_summary(cal, rep, cnt, ratio)
+    report_worst(long, snakes, scale)
+    report_summary(cal, rep, cnt, ratio, long, snakes)
 
 
 if __name__ == "__main__":

@@ -16,8 +16,13 @@ In short:
 3. ``forbidden_points()``, the full scan, on the same positions;
 4. memory: bytes through the allocator per check (``micropython.mem_total()``), a
    ``heap_lock`` run, what a full scan allocates for its result;
-5. a summary against the RP2040 targets. It is information only: the exit status is 0 whatever
-   the figures (only a crash or a bad option fails).
+5. a summary against the RP2040 targets;
+6. (printed before 5) a seeded, deterministic search for the position whose check calls the
+   judge most, and that check's first call beside its best, with the searched-for positions'
+   worst checks.
+
+The summary is information only: the exit status is 0 whatever the figures (only a crash or
+a bad option fails).
 """
 
 import gc
@@ -57,13 +62,16 @@ SIZE = 15
 COLUMNS = "ABCDEFGHJKLMNOPQRST"  # GTP column letters (no I)
 SEED = 2024
 
-USAGE = """usage: bench_renju.py [--positions N] [--passes N]
+USAGE = """usage: bench_renju.py [--positions N] [--passes N] [--tries N]
   --positions N   seeded random 15x15 positions (default 300), besides the nasty ones
-  --passes N      times every check is repeated; its fastest time counts (default 5)"""
+  --passes N      times every check is repeated; its fastest time counts (default 5)
+  --tries N       positions the search for the slowest check tries (default 6000)"""
+
+SEARCH_SEED = 7
 
 
 def parse_args(argv):
-    opts = read_options(argv, USAGE, {"positions": 300, "passes": 5})
+    opts = read_options(argv, USAGE, {"positions": 300, "passes": 5, "tries": 6000})
     return opts
 
 
@@ -244,6 +252,145 @@ class Checks:
         return r
 
 
+# ---- 6. the search for the slowest check ---------------------------------------------------
+
+
+def _valid(board, cells):
+    # A position a game can reach with Black to move: as many black stones as white ones,
+    # and no five or overline for either side (the game would be over).
+    black = 0
+    white = 0
+    for c in cells:
+        if c == 1:
+            black += 1
+        elif c == 2:
+            white += 1
+    if black != white:
+        return False
+    return not board.has_five(1, False) and not board.has_five(2, False)
+
+
+def most_calls(board, cells):
+    """(calls, levels, point) of the empty point whose ``forbidden()`` calls the judge most."""
+    best = (0, 0, -1)
+    for i in range(SIZE * SIZE):
+        if not cells[i]:
+            board.forbidden(i % SIZE, i // SIZE)
+            calls, levels = board.last_check()
+            if calls > best[0] or (calls == best[0] and levels > best[1]):
+                best = (calls, levels, i)
+    return best
+
+
+def _near(rng, point):
+    # A point within four lines and columns of ``point`` (the worst check's neighbourhood),
+    # clipped to the board.
+    x = min(SIZE - 1, max(0, point % SIZE + rng.below(9) - 4))
+    y = min(SIZE - 1, max(0, point // SIZE + rng.below(9) - 4))
+    return y * SIZE + x
+
+
+def _mutate(rng, cells, worst):
+    # One change that keeps the stone counts equal: move a stone, swap a black and a white
+    # one, add or take away a black and a white stone. Half the points are drawn near the
+    # current worst check, where a change most often makes it worse.
+    for _ in range(1 + rng.below(2)):
+        kind = rng.below(6)
+        a = _near(rng, worst) if worst >= 0 and rng.below(2) else rng.below(SIZE * SIZE)
+        b = rng.below(SIZE * SIZE)
+        if kind < 3:
+            if cells[a] and not cells[b]:
+                cells[b] = cells[a]
+                cells[a] = 0
+            elif cells[b] and not cells[a]:
+                cells[a] = cells[b]
+                cells[b] = 0
+        elif kind == 3:
+            if cells[a] and cells[b] and cells[a] != cells[b]:
+                cells[a], cells[b] = cells[b], cells[a]
+        elif kind == 4:
+            if a != b and not cells[a] and not cells[b]:
+                cells[a] = 1
+                cells[b] = 2
+        elif cells[a] and cells[b] and cells[a] != cells[b]:
+            cells[a] = 0
+            cells[b] = 0
+
+
+def search(tries, seed=SEARCH_SEED):
+    """Hill-climbing from a seeded random position towards the check that calls the judge
+    most (ties: the deeper one), among positions a game can reach. Deterministic: the same
+    position for the same ``tries`` and ``seed`` on every machine and runtime.
+
+    Returns ``(cells, point, calls, levels, valid tries)``.
+    """
+    rng = Rng(seed)
+    board = GomokuBoard(SIZE)
+    cells = bytearray(SIZE * SIZE)
+    while True:  # 30 black and 30 white stones at random, until no five
+        for i in range(SIZE * SIZE):
+            cells[i] = 0
+        k = 0
+        while k < 60:
+            i = rng.below(SIZE * SIZE)
+            if not cells[i]:
+                cells[i] = 1 + (k & 1)
+                k += 1
+        load(board, cells)
+        if _valid(board, cells):
+            break
+    cur = most_calls(board, cells)
+    trial = bytearray(SIZE * SIZE)
+    valid = 0
+    for _ in range(tries):
+        trial[:] = cells
+        _mutate(rng, trial, cur[2])
+        load(board, trial)
+        if not _valid(board, trial):
+            continue
+        valid += 1
+        got = most_calls(board, trial)
+        if (got[0], got[1]) >= (cur[0], cur[1]):
+            cur = got
+            cells[:] = trial
+    return cells, cur[2], cur[0], cur[1], valid
+
+
+def time_check(cells, point, passes):
+    """(first pass's µs, fastest of ``passes`` µs, verdict) of one check on a fresh board."""
+    board = GomokuBoard(SIZE)
+    load(board, cells)
+    gc.collect()
+    x = point % SIZE
+    y = point // SIZE
+    first = 0
+    best = 0xFFFFFFFF
+    kind = 0
+    for p in range(passes):
+        t0 = ticks_us()
+        kind = board.forbidden(x, y)
+        dt = ticks_diff(ticks_us(), t0)
+        if p == 0:
+            first = dt
+        best = min(best, dt)
+    return first, best, kind
+
+
+def worst_fixed(positions, passes):
+    """For each searched-for position (and the worst check of each): (name, point, calls,
+    levels, first µs, best µs, verdict)."""
+    board = GomokuBoard(SIZE)
+    out = []
+    for name, cells, _ in positions:
+        if not searched(name):
+            continue
+        load(board, cells)
+        calls, levels, point = most_calls(board, cells)
+        first, best, kind = time_check(cells, point, passes)
+        out.append((name, point, calls, levels, first, best, kind))
+    return out
+
+
 # ---- 4. memory -------------------------------------------------------------------------------
 
 
@@ -391,7 +538,52 @@ def report_memory(mem):
         )
 
 
-def report_summary(cal, r, mem):
+def report_search(found, fixed, scale, passes, tries, took_ms):
+    section("6. The slowest check a search finds (judge calls for one forbidden())")
+    cells, point, calls, levels, valid = found
+    print(
+        "  search: seed %d, %d tries (%d positions a game can reach), %d ms on this runtime"
+        % (SEARCH_SEED, tries, valid, took_ms)
+    )
+    print("  (hill-climbing: equal stone counts, no five or overline for either side)")
+    first, best, kind = time_check(cells, point, passes)
+    print(
+        "  found:  %s, %s: %d calls, %d levels deep; first call %d µs, best of %d %d µs"
+        % (
+            vertex(point % SIZE, point // SIZE),
+            FORBIDDEN_NAMES[kind] or "allowed",
+            calls,
+            levels,
+            first,
+            passes,
+            best,
+        )
+    )
+    print(
+        "          RP2040 estimate %.2f ms first, %.2f ms best (x 1.55 for a comparison-heavy"
+        % (first * scale, best * scale)
+    )
+    print("          viper loop, on-chip.md: %.2f ms)" % (first * scale * 1.55))
+    print(diagram(cells, (point % SIZE, point // SIZE)))
+    print("  the searched-for positions of tests/test_gomoku_alloc.py, their worst check:")
+    for name, p, c, lv, f, b, k in fixed:
+        print("    %s" % name)
+        print(
+            "      %s %-12s %3d calls %2d levels  first %4d µs, best %4d µs = %.2f ms"
+            % (
+                vertex(p % SIZE, p // SIZE),
+                FORBIDDEN_NAMES[k] or "allowed",
+                c,
+                lv,
+                f,
+                b,
+                b * scale,
+            )
+        )
+    return first, best, calls, levels
+
+
+def report_summary(cal, r, mem, worst):
     scale = cal.scale()
     section(
         "5. Summary (RP2040 = unix time x %.1f ms / %d µs calibration: an ESTIMATE)"
@@ -413,6 +605,19 @@ def report_summary(cal, r, mem):
                 verdict(t * scale, TARGET_CHECK_WORST_MS),
             )
         )
+    first, best, calls, levels = worst
+    for label, t in (("searched now, 1st", first), ("searched now, best", best)):
+        print(
+            row
+            % (
+                label,
+                "%d µs" % t,
+                "%.2f ms" % (t * scale),
+                "<= %g ms" % TARGET_CHECK_WORST_MS,
+                verdict(t * scale, TARGET_CHECK_WORST_MS),
+            )
+        )
+    print("  (the search's check: %d calls of the judge, %d levels deep)" % (calls, levels))
     through, count, _, _ = mem
     if through is None:
         print("  allocation per check: not measured on %s" % sys.implementation.name)
@@ -437,6 +642,10 @@ def main():
         checks.run_pass(cal)
     r = checks.result()
     mem = bench_memory(positions)
+    t0 = ticks_us()
+    found = search(opts["tries"])
+    took_ms = ticks_diff(ticks_us(), t0) // 1000
+    fixed = worst_fixed(positions, opts["passes"])
     cal.sample(9)
 
     scale = cal.scale()
@@ -444,7 +653,8 @@ def main():
     report_checks(positions, checks, r, scale, opts["passes"])
     report_scan(positions, checks, r, scale)
     report_memory(mem)
-    report_summary(cal, r, mem)
+    worst = report_search(found, fixed, scale, opts["passes"], opts["tries"], took_ms)
+    report_summary(cal, r, mem, worst)
 
 
 if __name__ == "__main__":

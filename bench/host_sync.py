@@ -1,47 +1,86 @@
-"""Sync throughput over a pseudo-terminal (CPython host tools <-> the MicroPython unix port).
+"""Sync over a pseudo-terminal (CPython host tools <-> the MicroPython unix port), by games kept.
 
-    .venv/bin/python -m bench.host_sync [--games N]
+    .venv/bin/python -m bench.host_sync [--games 10,100,1000] [--chunk 2048]
 
 Run from the repository root. Not named ``bench_*.py``: ``make bench`` runs those on
-MicroPython, and this one is the host side (pyserial). It journals N finished games (default
-200) on a temp folder, serves them with ``micropython -m firmware.link.stdio`` behind a pty,
-and times ``host_tools.sync.sync`` (with the HMAC checked) for 2,048- and 256-byte chunks:
-games/s and KB/s of stored game bytes. Information only: the exit status is 0 whatever the
-figures. The pty has no baud-rate limit: on the board USB CDC and flash reads will set it.
+MicroPython, and this one is the host side (pyserial). For each count N it stores N finished
+250-move games with their clocks (~1,290 bytes packed each, written straight into packs with
+``Journal.store``) and one game in progress on a temp folder, serves them with ``micropython
+-m firmware.link.stdio`` behind a pty, and times a full ``host_tools.sync.sync`` (the HMAC
+checked): time per game, games/s and KB/s of stored game bytes, and the board process's CPU
+time per game (what the board's side costs: it must not grow with N). Information only: the
+exit status is 0 whatever the figures. The pty has no baud-rate limit: on the board USB CDC
+and flash reads will set it.
 """
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
 
 from firmware.link.stdio import SECRET
+from firmware.store import records as R
+from firmware.store.journal import Journal
 from host_tools import sync as S
 from host_tools.link import Link
-from tests.host.test_sync import Board, fill
+from tests.host.test_sync import Board
+from tests.support import Rng
+from tests.test_journal import HEADER, play
+
+
+def store(root, n):
+    """``n`` finished games and one in progress under ``root``; the stored bytes."""
+    j = Journal(str(root), free=lambda: 1 << 30)
+    games = []
+    for s in range(4):
+        recs = [(R.HEADER, R.full_header(HEADER))] + play(Rng(100 + s), 250)
+        games.append(recs + [(R.RESULT, 1, 2, 7, 250)])
+    size = 0
+    for g in range(1, n + 1):
+        recs = games[g % 4]
+        recs[0][1]["game_no"] = g
+        blob = R.pack(g, recs)
+        assert j.store(blob) == 0
+        size += len(blob)
+    assert j.begin(HEADER) == 0  # the game on the board now: never synced
+    assert j.move(1, 1, 3 << 5 | 3, 1000, (600000, 0, 600000, 0)) == 0
+    j.close()
+    return size
+
+
+def board_cpu(pid):
+    """CPU seconds (user + system) the process ``pid`` has used (Linux /proc)."""
+    fields = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--games", default="10,100,1000", help="counts of games kept, comma-separated")
+    ap.add_argument("--chunk", type=int, default=S.CHUNK)
     args = ap.parse_args()
-    for chunk in (2048, 256):
+    print("tengen sync over a pty, chunk %d bytes, the HMAC checked" % args.chunk)
+    for n in [int(x) for x in args.games.split(",")]:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp) / "games"
-            j = fill(root, args.games)
-            size = sum(len(j.read(g)) for g, _, fin, _ in j.games() if fin)
+            size = store(root, n)
             board = Board(root)
             try:
                 with Link(board.path) as link:
+                    link.request("hello")  # the board is up: its start is not timed
+                    cpu0 = board_cpu(board.proc.pid)
                     t = time.monotonic()
-                    s = S.sync(link, Path(tmp) / "home", secret=SECRET, chunk=chunk)
+                    s = S.sync(link, Path(tmp) / "home", secret=SECRET, chunk=args.chunk)
                     dt = time.monotonic() - t
+                    cpu = board_cpu(board.proc.pid) - cpu0
             finally:
                 board.stop()
-            n = len(s["acked"])
+            k = len(s["acked"])
             print(
-                "chunk %4d: %d games, %.1f KB in %.2f s: %.0f games/s, %.1f KB/s"
-                % (chunk, n, size / 1024, dt, n / dt, size / 1024 / dt)
+                "  %5d games kept: %d synced, %.1f KB in %.2f s: %.1f ms a game (board CPU %.1f"
+                " ms a game), %.0f games/s, %.1f KB/s"
+                % (n, k, size / 1024, dt, 1000 * dt / k, 1000 * cpu / k, k / dt, size / 1024 / dt)
             )
 
 

@@ -35,6 +35,7 @@ import micropython
 from micropython import const
 
 from firmware.clock import cues, ticks
+from firmware.ui import buzzer, say
 
 _RING = const(8)  # paddle presses waiting for the clock task: plenty at human speed
 NOTICE_MS = const(3000)  # how long a face shows what the referee said, then the clock again
@@ -127,8 +128,17 @@ class App:
         self.settings = settings if settings is not None else dict(match.settings)
         self.board_id = board_id
         self.server = None  # the PC link (board.py): the calendar time the PC set
-        self.notes = [None, None, None]  # per side: (word, small, more) the face shows now
+        self.notes = [None, None, None]  # per side: [word, small, more] the face shows now
         self.note_until = array("i", [0, 0, 0])
+        # What a notice is made of, made once: per side its [word, small, more] and the small
+        # cells' text by length (an incident's point is written there, not built); the
+        # faces' count of dead stones, by length; the texts of a count or a result.
+        self._items = (None, [None, "", ""], [None, "", ""])
+        self._smalls = (None, _texts(), _texts())
+        self._small = bytearray(3)
+        self._dead = _texts()
+        self._texts_for = None
+        self._texts = ()
         self.heard = 0  # referee incidents already said
         self.heard_log = match.referee.log
         self.over_said = False  # the result's sound was made
@@ -383,7 +393,7 @@ class App:
         self.note(3, _ACTION_WORDS.get(kind, "DONE"), "", arb.ACTION_NAMES[kind], now, _DONE)
         if self.journal is not None:
             self.journal.edit(kind, m.game.ply + 1, now, action[1:])
-            self.journal.clocks(m.game.ply + 1, m.clocks())
+            self.journal.clocks(m.game.ply + 1, m.clocks_now())
 
     @micropython.native
     def _tick(self, now):
@@ -410,26 +420,53 @@ class App:
             self.over_said = True
             self._say_over(now)
 
+    @micropython.native
     def _say(self, log, now):
-        from firmware.ui import say
-
-        m = self.match
-        new = log.total - self.heard
+        # The incidents logged since the last look, each on a face (a move and the count
+        # excepted: the faces show them already).
+        j = log.first_new(self.heard)
         self.heard = log.total
-        items = log.items[-new:] if new < len(log.items) else log.items
-        ref = m.referee
-        gomoku = not ref.go
-        for kind, _no, _at, points, detail in items:
-            if kind == 1 or kind == 17:  # a move, the count: the faces show them already
-                continue
-            word, small, more = say.incident(kind, points, detail, gomoku)
-            whose = say.face_of(kind)
-            mover = m.game.to_move
-            side = 3 if whose == say.BOTH else mover if whose == say.MOVER else 3 - mover
-            if kind == 12 or kind == 2:  # RESTORED, PASS: a short word, the clock soon back
-                self.note(side, word, small, more, now, _CLICK, NOTICE_MS // 2)
-            else:
-                self.note(side, word, small, more, now, _FAULT if say.is_fault(kind) else _CLICK)
+        while j < log.size:
+            kind = log.kind(j)
+            if kind != 1 and kind != 17:
+                self._say_one(log, j, kind, now)
+            j += 1
+
+    @micropython.native
+    def _say_one(self, log, j, kind, now):
+        m = self.match
+        gomoku = not m.referee.go
+        detail = log.detail(j)
+        npoints = log.npoints(j)
+        first = log.point(j, 0) if npoints else 0
+        k = say.small_into(self._small, kind, npoints, first, gomoku)
+        whose = say.face_of(kind)
+        mover = m.game.to_move
+        side = 3 if whose == say.BOTH else mover if whose == say.MOVER else 3 - mover
+        word = say.word(kind, detail, gomoku)
+        more = say.more(kind, detail, gomoku)
+        if kind == 12 or kind == 2:  # RESTORED, PASS: a short word, the clock soon back
+            until = ticks.add(now, NOTICE_MS // 2)
+            sound = _CLICK
+        else:
+            until = ticks.add(now, NOTICE_MS)
+            sound = _FAULT if say.is_fault(kind) else _CLICK
+        if side & 1:
+            self._set_note(1, word, self._small_of(1, k), more, until)
+        if side & 2:
+            self._set_note(2, word, self._small_of(2, k), more, until)
+        self.beep(sound, now)
+
+    @micropython.native
+    def _small_of(self, side, k):
+        # The side's own text of length k for the small cells, copied from ``_small``.
+        own = self._smalls[side][k]
+        src = self._small
+        i = 0
+        while i < k:
+            own[i] = src[i]
+            i += 1
+        return own
 
     def _say_over(self, now):
         # The result replaces whatever the faces were saying. A flag fall is the long tone
@@ -440,19 +477,27 @@ class App:
             timeout = self.match.clock.flagged and self.match.result.endswith("+T")
             self.buzzer.play(cues.pattern(cues.FLAG << 8) if timeout else _sound(_DONE), now)
 
+    @micropython.native
     def note(self, side, word, small, more, now, sound=_CLICK, ms=NOTICE_MS):
         """Show ``word`` (and ``small``, ``more``) on ``side``'s face (3: both) for ``ms``,
         with a ``sound`` (``beep``)."""
         until = ticks.add(now, ms)
-        item = (word, small, more)
         if side & 1:
-            self.notes[1] = item
-            self.note_until[1] = until
+            self._set_note(1, word, small, more, until)
         if side & 2:
-            self.notes[2] = item
-            self.note_until[2] = until
+            self._set_note(2, word, small, more, until)
         self.beep(sound, now)
 
+    @micropython.native
+    def _set_note(self, side, word, small, more, until):
+        item = self._items[side]
+        item[0] = word
+        item[1] = small
+        item[2] = more
+        self.notes[side] = item
+        self.note_until[side] = until
+
+    @micropython.native
     def beep(self, sound, now):
         """_CLICK a key click, _FAULT the refuse pattern, _DONE the confirming one."""
         if self.buzzer is not None:
@@ -507,22 +552,38 @@ class App:
         m.clock.face(side, now, face)
         f.show(face)
 
+    @micropython.native
     def _phase_text(self, f, side, now, flags):
-        from firmware.ui import say
-
         m = self.match
         if m.phase == 1:  # DEAD: lift the dead stones, then MODE
-            dead = len(m.referee.dead_stones())
-            f.show_text("DEAD", str(dead), flags, "lift the dead, then MODE")
-        elif m.phase == 2:  # COUNTED: the count both ways, until both confirm
-            margin4 = m.counted[0]
-            points, stones = say.margin_text(margin4)
+            dead = self._dead[say.digits_into(self._small, m.referee.ndead())]
+            i = 0
+            while i < len(dead):
+                dead[i] = self._small[i]
+                i += 1
+            f.show_text("DEAD", dead, flags, "lift the dead, then MODE")
+            return
+        t = self._phase_texts(m)
+        if m.phase == 2:  # COUNTED: the count both ways, until both confirm
             first = (ticks.diff(now, 0) // _ALTERNATE_MS) % 2 == 0
             small = "OK" if m.confirmed & side else "OK?"
-            f.show_text(points if first else stones, small, flags, say.stones_words(margin4))
+            f.show_text(t[0] if first else t[1], small, flags, t[2])
         else:  # OVER: the result until the next game
-            r = m.result
-            f.show_text(say.result_word(r), say.result_small(r), flags, say.result_more(r))
+            f.show_text(t[0], t[1], flags, t[2])
+
+    def _phase_texts(self, m):
+        # The count's or the result's texts, made when it changes, not on every pass.
+        key = m.counted if m.phase == 2 else m.result
+        if key is not self._texts_for:
+            self._texts_for = key
+            if m.phase == 2:
+                margin4 = m.counted[0]
+                points, stones = say.margin_text(margin4)
+                self._texts = (points, stones, say.stones_words(margin4))
+            else:
+                r = m.result
+                self._texts = (say.result_word(r), say.result_small(r), say.result_more(r))
+        return self._texts
 
     # ---- the board's loop -------------------------------------------------------------------
 
@@ -530,10 +591,11 @@ class App:
         """``step``, with any exception logged and survived (the clock must go on)."""
         self.guard(self.step, now)
 
-    async def run(self, scan_ms=50, clock_ms=20, ui_ms=100):
+    async def run(self, scan_ms=10, clock_ms=20, ui_ms=100):
         """The board's tasks, for ever: the clock (paddles, keys, ticks) every ``clock_ms``,
-        the scan (sensing, referee) as frames come (the DMA scanner's ``scan_async``) or every
-        ``scan_ms``, the faces and the buzzer every ``ui_ms``. A task that raises is logged
+        the scan (sensing, referee) as frames come (the board's scanner's ``poll``) or every
+        ``scan_ms`` (a scanner with ``scan`` alone: the simulated grid, at the polled scan's
+        100 frames/s), the faces and the buzzer every ``ui_ms``. A task that raises is logged
         and goes on (``guard``): nothing may stop the clock."""
         import asyncio
 
@@ -555,20 +617,27 @@ class App:
             await ticks.sleep_ms(ms)
 
     async def _scan_loop(self, ms):
-        # The board's scanner (hal/rp2040.py's ScanGuard) never waits for ever: a stalled DMA
-        # chain times out, the frame comes from the polled scan, and the stall is counted for
-        # ``scan_health`` to log and say.
-        scan_async = getattr(self.scanner, "scan_async", None)
+        # The board's scanner (hal/rp2040.py's ScanGuard) is polled: ``poll`` says how long
+        # to sleep until the frame is there (no coroutine or task per frame: the loop
+        # allocates nothing), and never waits for ever: a stalled DMA chain times out, the
+        # frame comes from the polled scan, and the stall is counted for ``scan_health``. Each
+        # frame goes to sensing and the referee at once, stamped with the tick it arrived at:
+        # the debounce is by time (firmware/sensing/grid.py).
+        poll = getattr(self.scanner, "poll", None)
         while True:
             try:
-                if scan_async is not None:
-                    await scan_async(self.frame)  # the DMA fills it; other tasks run
-                else:
+                if poll is None:
                     self.scanner.scan(self.frame)
-                    await ticks.sleep_ms(ms)
+                else:
+                    wait = poll(self.frame)
+                    if wait >= 0:  # not there yet (READY is -1)
+                        await ticks.sleep_ms(wait)
+                        continue
                 now = self.now()
                 self.scan_health(now)
                 self.take_frame(now)
+                if poll is None:
+                    await ticks.sleep_ms(ms)
             except Exception as e:
                 self.fault("scan", e)
                 await ticks.sleep_ms(ms)
@@ -623,9 +692,12 @@ class App:
 
 
 def _sound(k):
-    from firmware.ui import buzzer
+    return buzzer.REFUSE if k == _FAULT else buzzer.CONFIRM if k == _DONE else buzzer.KEY
 
-    return (buzzer.KEY, buzzer.REFUSE, buzzer.CONFIRM)[k]
+
+def _texts():
+    # Texts of length 0 … 3 for the small cells, written in place.
+    return (b"", bytearray(1), bytearray(2), bytearray(3))
 
 
 _ACTION_WORDS = {6: "PAUSED", 7: "RESUME", 8: "ADJUST", 9: "UNDO", 10: "WARN", 11: "RESULT"}

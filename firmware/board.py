@@ -71,7 +71,7 @@ def _wire(hw):
     from firmware.link import server as link
     from firmware.match import Match
     from firmware.sensing import calibration
-    from firmware.sensing.grid import Sensing
+    from firmware.sensing.grid import board_sensing
     from firmware.store.journal import Journal, read_file, write_atomic
     from firmware.ui.arbiter import Arbiter
 
@@ -84,7 +84,7 @@ def _wire(hw):
     except (OSError, calibration.CalibrationError):
         cal = calibration.Calibration.nominal(n)  # uncalibrated: the faces say so
         uncalibrated = True
-    sensing = Sensing(n, cal)
+    sensing = board_sensing(n, cal)  # debounced by time: the same delay at any frame rate
     journal = Journal(root + GAMES)
     resumed = journal.resume()
     if resumed is not None:  # the game the power cut interrupted, with its own settings

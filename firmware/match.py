@@ -7,6 +7,9 @@ referee → rules → clock → journal. A press the referee refuses leaves the 
 the refusal's incident is what the faces and the buzzer report.
 """
 
+from array import array
+
+import micropython
 from micropython import const
 
 from firmware.clock import control
@@ -37,6 +40,8 @@ _EXTRA = ("ko", "claims", "offers", "free_captures", "captures", "late_factor")
 # header's one record (``_fit_extra``), so a long name may lose its tail.
 _NAMES = ("black", "white", "event", "round", "table")
 _HEADER_MAX = 255  # the live record's length byte (firmware/store/records.py)
+
+_JOURNAL_POINTS = const(40)  # an incident's points passed without a tuple (live.py's limit)
 
 # Why a game ended, as the journal keeps it (``journal.result``'s ``reason``).
 END_RESIGN = const(1)
@@ -97,6 +102,10 @@ class Match:
         self.confirmed = 0  # the sides (bits 1, 2) that confirmed the count
         self.frames = 0
         self.journaled = 0  # referee incidents already in the journal
+        # What the journal is given per move and per incident, filled in place: the press's
+        # pass allocates nothing (tests/test_app_alloc.py, with the journal on LittleFS).
+        self._clocks = array("i", (0, 0, 0, 0))
+        self._points = array("H", bytes(2 * _JOURNAL_POINTS))
         self.warnings = [0, 0, 0]  # per side: each costs a stone at the count (004 第24条)
 
     @classmethod
@@ -182,6 +191,7 @@ class Match:
             self.referee.see(self.sensing.states, now)
         return changed
 
+    @micropython.native  # the app's pass: as bytecode its frame would be borrowed from the heap
     def press(self, side, at):
         """``side``'s paddle went down at tick ``at`` (stamped in the IRQ). While Go's count
         is on the faces, the press is that player's confirmation of it (CONFIRMED)."""
@@ -203,7 +213,7 @@ class Match:
             self._time_up()
             return TIMEOUT
         if self.journal is not None:
-            self.journal.move(self.game.ply, side, self._point(), at, self.clocks())
+            self.journal.move(self.game.ply, side, self._point(), at, self.clocks_now())
         self._after_move(at)
         return MOVED
 
@@ -343,17 +353,31 @@ class Match:
     def snapshot(self):
         """Journal the clocks as they stand (a pause, a resume): what a power cut gives back."""
         if self.journal is not None:
-            self.journal.clocks(self.game.ply + 1, self.clocks())
+            self.journal.clocks(self.game.ply + 1, self.clocks_now())
 
+    @micropython.native
     def _journal_incidents(self):
-        # The referee's new incidents since the last look go to the journal.
+        # The referee's new incidents since the last look go to the journal (their points as
+        # a tuple: the journal's to store; the log itself allocates nothing).
         log = self.referee.log
         if self.journal is None or log.total == self.journaled:
             return
-        new = log.total - self.journaled
-        for item in log.items[-new:] if new < len(log.items) else log.items:
-            kind, no, at, points, detail = item
-            self.journal.incident(kind, no, at, points, detail if isinstance(detail, int) else 0)
+        j = log.first_new(self.journaled)
+        buf = self._points
+        while j < log.size:
+            n = log.npoints(j)
+            if n <= _JOURNAL_POINTS:
+                k = 0
+                while k < n:
+                    buf[k] = log.point(j, k)
+                    k += 1
+                points = buf
+            else:  # a scattered board: a rare, long list, as a tuple
+                points = log.points(j)
+            self.journal.incident(
+                log.kind(j), log.move_no(j), log.time_ms(j), points, log.detail(j), n
+            )
+            j += 1
         self.journaled = log.total
 
     def clocks(self):
@@ -361,17 +385,24 @@ class Match:
         c = self.clock
         return (c.main[BLACK], c.over[BLACK], c.main[WHITE], c.over[WHITE])
 
+    @micropython.native
+    def clocks_now(self):
+        """``clocks()`` in a buffer reused at every call, for the journal to encode at once
+        (no tuple on the press's path)."""
+        c = self.clock
+        out = self._clocks
+        out[0] = c.main[BLACK]
+        out[1] = c.over[BLACK]
+        out[2] = c.main[WHITE]
+        out[3] = c.over[WHITE]
+        return out
+
     def _point(self):
         # The point of the move just committed (1023: a pass).
         g = self.game
-        point = 1023
         if isinstance(getattr(g, "moves", None), list):  # Gomoku keeps colour << 10 | point
-            point = g.moves[-1] & 1023
-        else:
-            m = g.move(g.ply - 1)
-            if m[1] is not None:
-                point = (m[2] << 5) | m[1]
-        return point
+            return g.moves[-1] & 1023
+        return g.point(g.ply - 1)
 
 
 def _is_go(settings):

@@ -20,8 +20,8 @@ The checks (``CHECKS``: tag, what it runs):
          ko, a ko refused, a suicide, an occupied and an off-board point, a pass, a capture
          of one stone and of three; the rows, both hash keys, the ko word, the removal log
          and the captures, then three moves undone
-    REN  rules/gomoku_board.py forbidden (_judge, _foul, _line, _five_here, _six_here,
-         _fours_here, _three_here) on a double three, a double four, an overline, a four-
+    REN  rules/gomoku_board.py forbidden (_judge, _foul on the bit lines: _layer, _edges,
+         _mark) on a double three, a double four, an overline, a four-
          three, a single three, an exact five and an empty corner; lines (_lines), has_five
          (_has_run) and the rows after the looks
     SEN  sensing/grid.py Sensing.update (_update, _scan, _first_bad) on 3x3 frames: settling,

@@ -18,6 +18,14 @@ from pathlib import Path
 import serial
 from serial.tools import list_ports
 
+try:  # pyserial's flush on POSIX drains with termios, whose error is not an OSError
+    from termios import error as _TermiosError
+except ImportError:  # Windows
+    _TermiosError = OSError
+
+# What a port can raise when the board goes away mid-transfer (a pty hung up, USB unplugged).
+_IO_ERRORS = (serial.SerialException, OSError, _TermiosError)
+
 VERSION = 1
 USB_VID = 0x2E8A  # Raspberry Pi: every plain MicroPython RP2040 board has this id...
 USB_PID = 0x0005  # ...so a board is confirmed as Tengen by its ``hello``
@@ -108,7 +116,7 @@ class Link:
         if isinstance(port, str):
             try:
                 self.ser = serial.Serial(port, BAUD, timeout=0.05, exclusive=True)
-            except (serial.SerialException, OSError) as e:
+            except _IO_ERRORS as e:
                 raise open_error(port, e) from None
             self.port = port
         else:
@@ -125,7 +133,7 @@ class Link:
     def close(self) -> None:
         try:
             self.ser.close()
-        except (serial.SerialException, OSError):
+        except _IO_ERRORS:
             pass
 
     def __enter__(self):
@@ -149,7 +157,7 @@ class Link:
             try:
                 waiting = getattr(self.ser, "in_waiting", 0)
                 data = self.ser.read(max(1, min(waiting, 65536)))
-            except (serial.SerialException, OSError) as e:
+            except _IO_ERRORS as e:
                 raise LinkError("io", "the link to %s failed: %s" % (self.port, e)) from None
             if data:
                 self.buf.extend(data)
@@ -160,7 +168,7 @@ class Link:
         try:
             self.ser.write(data)
             self.ser.flush()
-        except (serial.SerialException, OSError) as e:
+        except _IO_ERRORS as e:
             raise LinkError("io", "the link to %s failed: %s" % (self.port, e)) from None
 
     # ---- requests -------------------------------------------------------------------------

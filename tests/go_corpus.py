@@ -34,6 +34,16 @@ def corpus_games(root):
                 yield cols[0], int(cols[6])
 
 
+def game_moves(root, shortest, longest, size=19):
+    """``sgf.moves`` of the first game of ``root``'s corpus with ``shortest`` to ``longest``
+    moves (a game of ordinary length, for tests that play one through the board)."""
+    for name, moves in corpus_games(root):
+        if shortest <= moves <= longest:
+            with open(root + "/" + name, "rb") as f:
+                return sgf.moves(sgf.parse(f.read()), size)
+    raise ValueError("no game of %d-%d moves in %s" % (shortest, longest, root))
+
+
 def rows_digest(rows, crc):
     """Chain the CRC over one position's rows."""
     return crc32(bytes(rows), crc)

@@ -177,55 +177,6 @@ def test_the_menu_before_the_game_chooses_it():
     assert saved and saved[-1]["game"] == "renju"
 
 
-def test_a_quiet_pass_allocates_nothing():
-    # The clock's path: paddles, keys, a frame with no change, the tick, both HT1621 faces,
-    # the buzzer. (The scan itself is the hardware's; the frame is already in place.)
-    import micropython
-
-    from firmware.ui.buzzer import Buzzer
-    from firmware.ui.face import HT1621Face
-    from tests.support import skip
-
-    if not hasattr(micropython, "mem_total"):
-        skip("micropython.mem_total() is in MicroPython builds with memory statistics")
-
-    class Pin:
-        def value(self, v=None):
-            return 0
-
-    class Pwm:
-        def freq(self, f):
-            pass
-
-        def duty_u16(self, d):
-            pass
-
-    class Still:
-        n = N
-
-        def scan(self, frame):
-            pass
-
-    grid, frame, cal = calibrated(9)
-    match = Match({"game": "go19", "time": "cn-local"}, Sensing(N, cal))
-    faces = (HT1621Face(Pin(), Pin(), Pin()), HT1621Face(Pin(), Pin(), Pin()))
-    app = App(Still(), match, faces=faces, buzzer=Buzzer(Pwm()), keys=lambda: 0)
-    grid.scan(app.frame)
-    now = 0
-    for _ in range(10):
-        now += 50
-        app.step(now)
-    match.start(now)
-    for _ in range(10):
-        now += 50
-        app.step(now)
-    before = micropython.mem_total()
-    for _ in range(100):
-        now += 50
-        app.step(now)
-    assert micropython.mem_total() - before == 0
-
-
 def test_warnings_cost_a_stone_and_two_lose():
     from firmware.ui import arbiter as arb
 

@@ -44,8 +44,8 @@ def test_set_to_move_mid_game_is_what_undo_and_situational_superko_see():
     assert game.play(BLACK, 3, 3) == OK
     assert game.undo()
     assert game.to_move == BLACK
-    r = game.ply * 5 + 2  # the history word of the current ply: side to move << 16 | slot
-    assert game.hist[r] >> 16 == BLACK
+    r = game.ply * 3 + 2  # the history word of the current ply: bit 21 says White is next
+    assert game.hist[r] >> 21 & 1 == 0
 
 
 def test_resignation_ends_with_the_other_side_winning():
@@ -66,9 +66,9 @@ def test_viper_copies_of_board_constants_agree():
         skip("private constants are folded away on MicroPython")
     from firmware.rules import go, go_board
 
-    assert go._WHITE == go_board.WHITE
     assert go._PASS == go_board.PASS
     assert go._SUPERKO == go_board.SUPERKO
+    assert go._FULL == go_board.FULL
     assert go._ST_KO == go_board.ST_KO
     assert go._ST_H1 == go_board.ST_H1
     assert go._ST_H2 == go_board.ST_H2

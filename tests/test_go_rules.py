@@ -815,7 +815,7 @@ def _grid_diagram(grid, n):
 def test_long_random_game_matches_a_reference_and_undoes_exactly():
     gc.collect()  # a 2 MB MicroPython heap: start this long test unfragmented
     n = 9
-    plies = 600  # past the history's first capacity (400), so it grows on the way
+    plies = 600  # long enough for many kos, repeats and captures (tests/test_go_worst.py: 1,024)
     rng = _Lcg(77)
     g = Game(n)
     empty_hash = Game(n).board.hash()
@@ -831,8 +831,8 @@ def test_long_random_game_matches_a_reference_and_undoes_exactly():
     while g.ply < plies:
         if g.ply % 8 == 0:
             # MicroPython collects only when the heap is full, and by then this test's
-            # long-lived records are strewn over all of it: the history's growth (one 16 KB
-            # array) would find no hole. Collecting often keeps the live data packed.
+            # long-lived records are strewn over all of it. Collecting often keeps the live
+            # data packed.
             gc.collect()
         move = None
         tries = 0 if rng.below(40) == 0 else 40  # now and then a pass

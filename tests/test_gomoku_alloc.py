@@ -190,7 +190,58 @@ NASTY = (
         """,
         NOT_FORBIDDEN,
     ),
+    (
+        # bench/bench_renju.py's search (seed 7, 208,470 tries) against the judge before bit
+        # lines and the shallow first look: C7 took it 60 calls, 9 levels deep. A position
+        # that can arise in a game: 55 stones each, no five or overline for either side.
+        "most calls of the old judge searched for",
+        """
+        O O O . O O . . O X . O O O .
+        O . . . . O O . . . O . O O X
+        X . X . X . . X . . O O . X O
+        O . O X X . . X . . X . . O O
+        . O . . . . X . X O X X O . .
+        . O O O . . X . X . . X O . O
+        . . . . . X . . . X O O . X X
+        . . X . . . . . . . . . X O O
+        O X * . X X X . . . . . O X .
+        . . X X . . . . X . X . O . .
+        O X . X X . X X X O . . . O O
+        . . . . X . X . . . O O O X X
+        . X . . X . . X . . O X O X .
+        O O X . X X O . X . X X O O .
+        . . . O . . . . . O O . . O X
+        """,
+        DOUBLE_THREE,
+    ),
+    (
+        # The same search against this judge (bench/bench_renju.py as make bench runs it:
+        # seed 7, 6,000 tries): G2 takes 49 calls, 6 levels deep; 52 stones each.
+        "most calls of this judge searched for",
+        """
+        . . . O . X O . X O X O . . .
+        . . . O X . X X O . X O X . .
+        . O . . X O O . . X O . . . .
+        O . . X X O O . . . O . . . .
+        X X X . O O . . . O . O . O O
+        O . . . . . . . . . O . X O O
+        O X . O . X X . O X . . . . .
+        . X X . X . X . . . . . . . .
+        . X . O . X . . X . . . . X O
+        . . O . . X . X . . . X O X .
+        X O . O . . X X . . . . . . O
+        O . . X . . . . X X . O . . .
+        O O . . . X X . . . . X O . O
+        O . . X . X * . . . . O X . O
+        O X X . . . . . . . . . O . .
+        """,
+        NOT_FORBIDDEN,
+    ),
 )
+
+# The most calls of the judge any check of a NASTY position may take (see
+# test_the_judge_stays_bounded_on_the_searched_positions): the searched-for worst takes 49.
+MAX_CALLS = 56
 
 
 def nasty(name):
@@ -234,6 +285,26 @@ def test_the_nasty_positions_are_what_they_say():
     for name, diagram, kind in NASTY:
         board, mark, _, _ = setup(diagram)
         assert board.forbidden(mark[0], mark[1]) == kind, name
+
+
+def test_the_judge_stays_bounded_on_the_searched_positions():
+    # Calls of the judge (each one look at a point's four lines), not time: every empty point
+    # of every nasty position, the searched-for worst included. The judge before bit lines
+    # and the shallow first look took 60 calls, 9 levels, for C7 of the old judge's worst.
+    worst = {}
+    for name, diagram, _ in NASTY:
+        board, _, empties, _ = setup(diagram)
+        most = (0, 0)
+        for x, y in empties:
+            board.forbidden(x, y)
+            most = max(most, board.last_check())
+        worst[name] = most
+        assert most[0] <= MAX_CALLS, (name, most)
+    assert worst["most calls of the old judge searched for"] == (44, 7), worst
+    assert worst["most calls of this judge searched for"] == (49, 6), worst
+    board, (x, y), _, _ = setup(nasty("most calls of the old judge searched for"))
+    assert board.forbidden(x, y) == DOUBLE_THREE
+    assert board.last_check() == (39, 6)
 
 
 def test_forbidden_does_not_allocate():

@@ -10,7 +10,7 @@ from array import array
 
 from firmware.hal import pins
 from firmware.hal import rp2040 as hal
-from tests.support import Rng, locked
+from tests.support import Rng, locked, skip
 
 N = 19
 POWER_ON_US = 25  # TMAG5253 power-on time (TI SLYA068A)
@@ -278,6 +278,7 @@ class _FakeBoard:
         self.reads = 0
         self.early = 0
         self.adcs = (_FakeAdc(self, 0), _FakeAdc(self, 1), _FakeAdc(self, 2))
+        self.mem = _FakeSio(self)
 
     def write(self, word):
         if (word >> 6) & 3 != (self.word >> 6) & 3 or (word >> 3) & 7 != (self.word >> 3) & 7:
@@ -304,6 +305,25 @@ class _FakeBoard:
         return raw << 4 | raw >> 8  # a 16-bit reading of a 12-bit conversion
 
 
+class _FakeSio:
+    """The SIO's GPIO_OUT_SET and _CLR registers, as ``mem32``: the scan pins' word is whole
+    again after the clear (the scanner sets, then clears)."""
+
+    def __init__(self, fake):
+        self.fake = fake
+        self.pins = hal.PARK
+
+    def __setitem__(self, addr, v):
+        bits = (v >> pins.SCAN_OUT_BASE) & 0xFF
+        if addr == SIO_OUT_SET:
+            self.pins |= bits
+        elif addr == SIO_OUT_CLR:
+            self.pins &= ~bits
+            self.fake.write(self.pins)
+        else:
+            raise AssertionError("a store to %x" % addr)
+
+
 class _FakeAdc:
     def __init__(self, fake, ch):
         self.fake = fake
@@ -316,7 +336,7 @@ class _FakeAdc:
 def test_polled_scanner_reads_the_board():
     board = _board(5)
     fake = _FakeBoard(board)
-    sc = hal.PolledScanner(N, fake.adcs, fake.write, fake.sleep_us)
+    sc = hal.PolledScanner(N, fake.adcs, fake.mem, fake.sleep_us)
     frame = array("H", bytes(2 * N * N))
     sc.scan(frame)
     assert frame == board
@@ -327,7 +347,7 @@ def test_polled_scanner_reads_the_board():
 def test_polled_scanner_does_not_allocate():
     board = _board(6)
     fake = _FakeBoard(board)
-    sc = hal.PolledScanner(N, fake.adcs, fake.write, fake.sleep_us)
+    sc = hal.PolledScanner(N, fake.adcs, fake.mem, fake.sleep_us)
     frame = array("H", bytes(2 * N * N))
     sc.scan_row(frame, 0)  # warm up
 
@@ -728,3 +748,89 @@ def test_make_scanner_guards_the_dma_scan():
     assert isinstance(hal.make_scanner(polled=True, parts=chip), hal.PolledScanner)
     del chip.rp2.DMA  # firmware without rp2.DMA: the polled scan alone
     assert isinstance(hal.make_scanner(parts=chip), hal.PolledScanner)
+
+
+class _Regs:
+    """``mem32`` that allocates nothing: the ADC always ready, the DMA abort done, stores
+    dropped (the fake chip's bookkeeping would count in ``mem_total``)."""
+
+    def __getitem__(self, addr):
+        return hal.CS_READY if addr == ADC_CS else 0
+
+    def __setitem__(self, addr, v):
+        pass
+
+
+def test_the_scan_wait_allocates_nothing_per_frame():
+    # The app's scan task polls the guard; the DMA scanner's frame IRQ only bumps a counter.
+    # 190 frames a second through the scan wait must leave the allocator alone (the former
+    # asyncio.wait_for_ms made a task for each).
+    import gc
+
+    import micropython
+
+    if not hasattr(micropython, "mem_total"):
+        skip("micropython.mem_total() is in MicroPython builds with memory statistics")
+    chip = FakeChip(_source(_board(26)))
+    chip.deliver = False  # the frame IRQ comes when the test says so: a fake flag
+    sc = hal.DmaScanner(N, parts=chip)
+    sc._mem = _Regs()
+    g = hal.ScanGuard(sc, lambda: None)
+    frame = array("H", bytes(2 * N * N))
+    irq = sc._frame_done  # bound once, as the board's IRQ holds its handler
+    ready = hal.READY
+    polls = 0
+    for k in range(110):
+        if k == 10:  # warmed up
+            gc.collect()
+            before = micropython.mem_total()
+            polls = 0
+        while g.poll(frame) != ready:
+            polls += 1
+            irq(None)
+    used = micropython.mem_total() - before
+    assert used == 0, used
+    assert polls == 100 and g.frames == 110 and sc.frames == 110 and g.path == "dma"
+
+
+def test_a_poll_that_waits_too_long_is_a_stall_and_the_polled_scan_takes_over():
+    board = _board(27)
+    chip = FakeChip(_source(board))
+    chip.deliver = False  # no frame IRQ ever
+    t = [0]
+    g = _guard(chip, t)
+    g.primary.timeout_ms = -1  # every wait is already too long: no real time needed
+    frame = array("H", bytes(2 * N * N))
+    assert g.poll(frame) == hal.FRAME_MS  # the frame asked for
+    w = g.poll(frame)  # no IRQ: the stall, and the first row of the polled frame
+    assert g.stalls == 1 and g.path == "polled" and chip.owned("out")
+    rows = 1
+    while w != hal.READY:
+        assert w == 0  # between rows: just let the other tasks run
+        w = g.poll(frame)
+        rows += 1
+    assert rows == N and frame == board and g.frames == 1
+    w = g.poll(frame)  # the next polled frame waits for its period
+    assert 0 < w <= hal.POLL_MS
+
+
+def test_the_dma_stop_waits_are_bounded():
+    chip = FakeChip(_source(_board(28)))
+    sc = hal.DmaScanner(N, parts=chip)
+
+    class Stuck(_Regs):
+        def __getitem__(self, addr):
+            return 1 if addr == DMA_CHAN_ABORT else hal.CS_READY
+
+    sc._mem = Stuck()
+    try:
+        sc.start()
+    except OSError as e:
+        assert "DMA abort" in str(e)
+    else:
+        raise AssertionError("a DMA abort that never finishes hung or passed")
+    # Under the guard: a stall like any other, the polled scan takes over.
+    g = hal.ScanGuard(sc, lambda: hal.PolledScanner(N, sleep_us=_no_sleep, machine=chip.machine))
+    frame = array("H", bytes(2 * N * N))
+    g.poll(frame)
+    assert g.stalls == 1 and g.path == "polled" and "DMA abort" in g.error

@@ -110,6 +110,7 @@ def _check(image, done, committed, label, torn=None):
                 assert state["clocks"] == (last[5] if last[0] == R.MOVE else last[2]), label
             ply = len(moves) + 1
             assert j.move(ply, 1, 3 << 5 | 3, 9, (7, 7, 7, 7)) == OK, label
+            j.close()  # the live file stays open between records: closed before unmounting
             again = Journal("/pccut/games", margin=0, reserve=0).resume()
             assert again["records"] == got + [(R.MOVE, ply, 1, 3 << 5 | 3, 9, (7, 7, 7, 7))]
         return logs
@@ -175,6 +176,7 @@ def test_silent_flash_after_the_cut_loses_nothing_committed():
                     good += 1
         except OSError:
             pass
+        j.close()
         image = bytearray(dev.data)
         vfs.umount("/pcsil")
         dev2 = RamBlockDevice(4096, BLOCKS, image)

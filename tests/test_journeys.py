@@ -245,3 +245,15 @@ def test_the_arbiter_mode_on_the_faces():
     assert "PAUSE" in rig.seen("b") and "ARB" not in rig.seen("b")
     rig.key("pause")  # players cannot resume what the arbiter paused
     assert rig.match.clock.state == 2
+
+
+def test_every_reason_the_go_rules_refuse_a_point_has_its_word():
+    from firmware.rules.go_board import REASONS
+
+    words = set()
+    for reason in range(1, len(REASONS)):
+        word, _, more = say.incident(inc.ILLEGAL, (3 << 5 | 3,), reason, False)
+        assert word != say.incident(inc.ILLEGAL, (3 << 5 | 3,), 0, False)[0], REASONS[reason]
+        assert len(word.replace(" ", "")) <= 6 and more, (reason, word)
+        words.add(word)
+    assert len(words) == len(REASONS) - 1  # one word per reason

@@ -27,13 +27,17 @@ from firmware.sensing.calibration import (
 )
 from firmware.sensing.grid import (
     BLACK,
+    DEBOUNCE_MS,
     EMPTY,
     ERR_LENGTH,
     ERR_RANGE,
     ERR_TYPE,
+    GAP_MS,
+    MIN_FRAMES,
     UNCERTAIN,
     WHITE,
     Sensing,
+    board_sensing,
     error_text,
 )
 from firmware.sensing.selftest import mark, selftest
@@ -142,7 +146,8 @@ def calibrate(m, empty=16, per_pass=4, swap_a=(), missing_b=()):
 
 
 class Run:
-    """Feeds the model's frames to a Sensing at 20 scans/s and records what changed."""
+    """Feeds the model's frames to a Sensing at 20 scans/s (or every ``step_ms``) and records
+    what changed."""
 
     def __init__(self, m, s, step_ms=50):
         self.m = m
@@ -382,6 +387,116 @@ def test_something_far_stronger_than_a_stone_is_uncertain():
     assert run.frames(3) == [(p, EMPTY, UNCERTAIN)]
     m.strength[p] = 100
     assert run.frames(3) == [(p, UNCERTAIN, BLACK)]
+
+
+# ---- the board's debounce, by time ------------------------------------------------------------
+
+# The board's two scan paths (firmware/hal/rp2040.py): the DMA scan at ~190 frames/s (a frame
+# every ~5.3 ms: 5 here) and the polled fallback, a frame every POLL_MS = 10 ms.
+RATES_MS = (5, 10)
+
+
+def board_setup(step_ms, n=9, seed=7):
+    m = Model(n, seed)
+    cal, _ = calibrate(m)
+    s = board_sensing(n, cal)
+    run = Run(m, s, step_ms)
+    run.frames(-(-DEBOUNCE_MS // step_ms) + 1)  # every point settles from UNCERTAIN
+    assert bytes(s.states) == bytes(n * n)
+    return m, s, run
+
+
+def test_a_stone_put_down_is_seen_within_50_ms_on_both_scan_paths():
+    for step in RATES_MS:
+        m, s, run = board_setup(step)
+        p = at(9, "E5")
+        # The stone lands just after a frame read its point: the next frame is the first to
+        # read it, one step later; the change comes with the first frame DEBOUNCE_MS after it.
+        down = run.t
+        m.stones[p] = BLACK
+        k = 0
+        changes = []
+        while not changes:
+            changes = run.frames(1)
+            k += 1
+        assert changes == [(p, EMPTY, BLACK)], step
+        first = down + step
+        assert run.t - first >= DEBOUNCE_MS and run.t - first < DEBOUNCE_MS + step, step
+        assert k >= MIN_FRAMES
+        # Simulated time from the stone to the frame that shows it, plus the next frame's
+        # time for sensing and referee on the chip (bench/bench_sensing.py part 4 adds the
+        # scan's own duration): well inside SPEC's 50 ms.
+        assert run.t - down + step <= 50 - 5, (step, run.t - down)
+
+
+def test_a_touch_shorter_than_the_debounce_is_not_a_move():
+    for step in RATES_MS:
+        m, s, run = board_setup(step)
+        p = at(9, "C7")
+        # Read on frames spanning less than DEBOUNCE_MS: nothing; a frame in between without
+        # the stone restarts the wait.
+        for span in range(0, DEBOUNCE_MS, step):
+            m.stones[p] = WHITE
+            assert run.frames(span // step + 1) == [], (step, span)
+            m.stones[p] = EMPTY
+            assert run.frames(3) == [] and s.unsettled == 0
+        m.stones[p] = WHITE
+        frames = -(-DEBOUNCE_MS // step)  # frames spanning DEBOUNCE_MS after the first
+        assert run.frames(frames) == []
+        assert run.frames(1) == [(p, EMPTY, WHITE)], step
+
+
+def test_time_debounce_needs_two_frames_whatever_the_gap_between_them():
+    m, s, run = board_setup(5)
+    p = at(9, "D4")
+    m.stones[p] = BLACK
+    run.step = 1000  # a frame after a long stall: one frame is never enough
+    assert run.frames(1) == []
+    assert s.settling(p) == (BLACK, 1)
+    assert run.frames(1) == [(p, EMPTY, BLACK)]
+
+
+def test_a_stone_slid_fast_across_the_board_is_seen_only_where_it_stops():
+    # At the DMA rate a stone over each point for two frames (10 ms < DEBOUNCE_MS) and half
+    # way to the next for one: ~0.7 m/s. It is seen only where it rests.
+    m, s, run = board_setup(5)
+    y = 4
+    changes = []
+    for x in range(9):
+        m.clear()
+        i = y * 9 + x
+        m.stones[i] = BLACK
+        changes += run.frames(2)
+        if x < 8:
+            m.stones[i + 1] = BLACK
+            m.strength[i] = m.strength[i + 1] = 10
+            changes += run.frames(1)
+    m.clear()
+    m.stones[y * 9 + 8] = BLACK
+    changes += run.frames(5)
+    assert changes == [(y * 9 + 8, EMPTY, BLACK)], changes
+
+
+def test_a_lingering_band_reading_turns_uncertain_after_gap_ms_at_any_rate():
+    for step in RATES_MS:
+        m, s, run = board_setup(step)
+        p = at(9, "G3")
+        m.stones[p] = WHITE
+        m.strength[p] = 30  # in the band: not a stone yet, not empty either
+        frames = GAP_MS // step  # the first reading, then GAP_MS - step later: not yet
+        assert run.frames(frames) == [], step
+        assert run.frames(1) == [(p, EMPTY, UNCERTAIN)], step
+
+
+def test_the_time_debounce_is_checked():
+    cal = Calibration.nominal(3)
+    for kw in ({"debounce_ms": -1}, {"gap_ms": 60001}):
+        try:
+            Sensing(3, cal, **kw)
+        except ValueError as e:
+            assert "0-60000" in str(e)
+        else:
+            raise AssertionError("accepted %r" % kw)
 
 
 # ---- drift ----------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from firmware import settings as S
 from firmware.clock import ticks
 from firmware.link import protocol as P
 from firmware.link.hmac import equal, hmac_sha256
+from firmware.store import journal as J
 
 FIRMWARE = "0.1.0"  # the firmware's version, as ``hello`` reports it
 LINES_PER_POLL = 4  # request lines handled per ``poll``: the game's tasks come first
@@ -136,6 +137,7 @@ class Server:
         self.watching = False
         self.maintenance = False  # set by ``maintenance``: the board's loop returns to the REPL
         self.pin_fails = 0
+        self._got = None  # get's last packed game: (game, file, size, crc, mac), its later chunks
         self.pin_lock_at = 0
         self.epoch = None  # (calendar seconds, tick ms) when the PC set the time
         self.requests = 0  # lines handled
@@ -478,53 +480,69 @@ class Server:
     def cmd_list(self, req):
         after = _int(req, "after", 0, 1 << 31, 0)
         limit = _int(req, "limit", 1, LIST_MAX, LIST_MAX)
+        # From the journal's index: memory and time grow with the page, not the games kept.
+        page = self._journal().games(after, limit + 1)  # one more: whether more follow
         out = []
-        more = False
-        for g, size, finished, acked in self._journal().games():
-            if g <= after:
-                continue
-            if len(out) == limit:
-                more = True
-                break
+        for g, size, finished, acked in page[:limit]:
             out.append({"no": g, "size": size, "finished": finished, "acked": acked})
-        return {"games": out, "more": more}
+        return {"games": out, "more": len(page) > limit}
 
     def cmd_get(self, req):
         g = _int(req, "game", 1, 1 << 31)
         offset = _int(req, "offset", 0, 1 << 31, 0)
         length = _int(req, "length", 1, CHUNK_MAX, CHUNK)
-        data = self._journal().read(g)
-        if data is None:
+        j = self._journal()
+        where = j.locate(g)
+        # A packed game's bytes never change while it is kept at the same place: its CRC and
+        # HMAC are computed at its first chunk and kept (game, place, size, crc, hmac) for the
+        # next ones, which are read alone. A live file grows: read whole every time.
+        got = self._got
+        if where is not None and where[0] and got is not None and got[:2] == (g, where[0]):
+            size, crc, mac = got[2:]
+            if offset > size:
+                raise Reject("bad_value", "offset: past the game's %d bytes" % size)
+            chunk = j.read(g, offset, length)
+        else:
+            data = None if where is None else j.read(g)
+            if data is None:
+                raise Reject("no_game", "game %d is not kept" % g)
+            size = len(data)
+            if offset > size:
+                raise Reject("bad_value", "offset: past the game's %d bytes" % size)
+            crc = binascii.crc32(data) & 0xFFFFFFFF
+            mac = binascii.hexlify(hmac_sha256(self.secret, data)).decode()
+            self._got = (g, where[0], size, crc, mac) if where[0] else None
+            chunk = data[offset : offset + length]
+        if chunk is None:
             raise Reject("no_game", "game %d is not kept" % g)
-        if offset > len(data):
-            raise Reject("bad_value", "offset: past the game's %d bytes" % len(data))
-        chunk = data[offset : offset + length]
         return {
             "game": g,
-            "size": len(data),
+            "size": size,
             "offset": offset,
             "data": binascii.b2a_base64(chunk)[:-1].decode(),
-            "eof": offset + len(chunk) >= len(data),
-            "crc": binascii.crc32(data) & 0xFFFFFFFF,
-            "hmac": binascii.hexlify(hmac_sha256(self.secret, data)).decode(),
+            "eof": offset + len(chunk) >= size,
+            "crc": crc,
+            "hmac": mac,
         }
 
     def cmd_ack(self, req):
         g = _int(req, "game", 1, 1 << 31)
         j = self._journal()
-        if g in j.acked():
-            return {"game": g, "acked": True}
-        for gg, _, finished, _ in j.games():
-            if gg == g:
-                if not finished:
-                    raise Reject("not_finished", "game %d is still being played" % g)
-                err = j.ack(g)
-                if err:
-                    from firmware.store.journal import ERRORS
-
-                    raise Reject("io", ERRORS.get(err, "storage error"))
+        state = j.state(g)  # (finished, acked) from the journal's index, or None
+        if state is None:
+            if g in j.acked():  # acked before and evicted since: still a yes (the file says)
                 return {"game": g, "acked": True}
-        raise Reject("no_game", "game %d is not kept" % g)
+            raise Reject("no_game", "game %d is not kept" % g)
+        if state[1]:
+            return {"game": g, "acked": True}
+        if not state[0]:
+            raise Reject("not_finished", "game %d is still being played" % g)
+        err = j.ack(g)
+        if err:
+            from firmware.store.journal import ERRORS
+
+            raise Reject("io", ERRORS.get(err, "storage error"))
+        return {"game": g, "acked": True}
 
     def cmd_time(self, req):
         secs = _int(req, "epoch", 0, (1 << 32) - 1, None)
@@ -576,18 +594,16 @@ class Server:
     def cmd_delete(self, req):
         self._pin(req)
         g = _int(req, "game", 1, 1 << 31)
-        j = self._journal()
-        if g == j.game_no:
+        r = self._journal().delete(g)
+        if r == J.E_IN_PROGRESS:
             raise Reject("in_progress", "game %d is being played" % g)
-        try:
-            os.remove(j._live(g))  # the journal has no public delete (see the report)
-        except OSError:
-            if j.read(g) is None:
-                return {"game": g, "deleted": False}  # already gone: idempotent
+        if r == J.E_PACKED:
             raise Reject(
                 "packed",
                 "a packed game leaves with its pack: ack it and it is evicted when needed",
             )
+        if r == J.E_NO_GAME:
+            return {"game": g, "deleted": False}  # already gone: idempotent
         return {"game": g, "deleted": True}
 
     def cmd_adjust(self, req):

@@ -1,10 +1,13 @@
 """What the referee noticed: incident kinds, their words, and a bounded log for the arbiter.
 
-An incident is a tuple ``(kind, move_no, time_ms, points, detail)``: ``points`` a tuple of
-point codes (``y << 5 | x``), ``detail`` a small int or "". The words are looked up only
-when shown, so logging costs no string building.
+An incident is ``(kind, move_no, time_ms, points, detail)``: ``points`` point codes
+(``y << 5 | x``), ``detail`` a small int (0: none). The log keeps them in preallocated
+arrays, not tuples, so logging allocates nothing; the words are looked up only when shown.
 """
 
+from array import array
+
+import micropython
 from micropython import const
 
 MOVE = const(1)  # a move committed by a clock press
@@ -74,26 +77,123 @@ def words(kind):
 
 
 class Log:
-    """The incidents of a game, oldest first; past ``limit`` the oldest are dropped."""
+    """The latest incidents of a game, oldest first, held in preallocated rings so that
+    adding one allocates nothing (the referee logs from the scan loop): past ``limit``
+    incidents, or past ``room`` points in all, the oldest are dropped (the journal keeps them
+    all). Readers on the scan loop use the accessors by position (``kind(j)``, ``point(j, k)``
+    ...: 0 is the oldest held); ``items`` and ``last()`` build the tuples for the others."""
 
-    def __init__(self, limit=400):
+    def __init__(self, limit=400, room=0):
         self.limit = limit
-        self.items = []
+        self.room = room or 4 * limit  # a few points an incident on average
+        self._kind = bytearray(limit)
+        self._no = array("H", bytes(2 * limit))
+        self._at = array("i", bytes(4 * limit))  # ticks: below 2**30, a small int on the chip
+        self._detail = array("h", bytes(2 * limit))
+        self._start = array("H", bytes(2 * limit))  # where its points begin in ``_pool``
+        self._count = array("H", bytes(2 * limit))
+        self._pool = array("H", bytes(2 * self.room))  # the points, a ring in logging order
+        self._head = 0  # the slot of the oldest incident
+        self._free = 0  # where the next incident's points go in the pool
+        self._used = 0  # points held
+        self.size = 0  # incidents held
         self.dropped = 0
         self.total = 0  # incidents ever added (the journal forwards the new ones)
 
-    def add(self, kind, move_no, time_ms, points=(), detail=""):
-        """Record one incident."""
-        if len(self.items) >= self.limit:
-            self.items.pop(0)
-            self.dropped += 1
-        self.items.append((kind, move_no, time_ms, tuple(points), detail))
+    def add(self, kind, move_no, time_ms, points=(), detail=0):
+        """Record one incident: ``points`` a sequence of point codes, ``detail`` a small int
+        (anything else is kept as 0)."""
+        self.put(kind, move_no, time_ms, points, len(points), detail)
+
+    @micropython.native
+    def put(self, kind, move_no, time_ms, points, count, detail=0):
+        """``add`` with the first ``count`` codes of ``points`` (a preallocated buffer)."""
+        room = self.room
+        if count > room:  # more points than the whole pool: the first ones
+            count = room
+        while self.size and (self.size >= self.limit or self._used + count > room):
+            self._drop()
+        s = (self._head + self.size) % self.limit
+        self._kind[s] = kind
+        self._no[s] = move_no
+        self._at[s] = time_ms
+        self._detail[s] = detail if isinstance(detail, int) else 0
+        start = self._free
+        self._start[s] = start
+        self._count[s] = count
+        pool = self._pool
+        k = 0
+        while k < count:
+            pool[(start + k) % room] = points[k]
+            k += 1
+        self._free = (start + count) % room
+        self._used += count
+        self.size += 1
         self.total += 1
 
+    @micropython.native
+    def _drop(self):
+        s = self._head
+        self._used -= self._count[s]
+        self._head = (s + 1) % self.limit
+        self.size -= 1
+        self.dropped += 1
+
+    @micropython.native
+    def first_new(self, seen):
+        """The position of the first incident added after the first ``seen`` ever (those
+        dropped since are skipped)."""
+        j = self.size - (self.total - seen)
+        return j if j > 0 else 0
+
+    @micropython.native
+    def kind(self, j):
+        """The kind of the ``j``-th incident held (0 the oldest)."""
+        return self._kind[(self._head + j) % self.limit]
+
+    @micropython.native
+    def move_no(self, j):
+        """Its move number."""
+        return self._no[(self._head + j) % self.limit]
+
+    @micropython.native
+    def time_ms(self, j):
+        """Its time (ms)."""
+        return self._at[(self._head + j) % self.limit]
+
+    @micropython.native
+    def detail(self, j):
+        """Its detail (0: none)."""
+        return self._detail[(self._head + j) % self.limit]
+
+    @micropython.native
+    def npoints(self, j):
+        """How many points it has."""
+        return self._count[(self._head + j) % self.limit]
+
+    @micropython.native
+    def point(self, j, k):
+        """Its ``k``-th point code."""
+        s = (self._head + j) % self.limit
+        return self._pool[(self._start[s] + k) % self.room]
+
+    def points(self, j):
+        """Its point codes as a tuple (allocates)."""
+        return tuple(self.point(j, k) for k in range(self.npoints(j)))
+
+    def item(self, j):
+        """The ``j``-th incident as a tuple ``(kind, move_no, time_ms, points, detail)``."""
+        return (self.kind(j), self.move_no(j), self.time_ms(j), self.points(j), self.detail(j))
+
+    @property
+    def items(self):
+        """Every incident held, oldest first, as tuples (allocates: not for the scan loop)."""
+        return [self.item(j) for j in range(self.size)]
+
     def last(self):
-        """The latest incident, or None."""
-        return self.items[-1] if self.items else None
+        """The latest incident as a tuple, or None."""
+        return self.item(self.size - 1) if self.size else None
 
     def kinds(self):
         """The kinds in order (for tests and summaries)."""
-        return [i[0] for i in self.items]
+        return [self.kind(j) for j in range(self.size)]

@@ -14,9 +14,14 @@ Ko rules (seed 000 第二十条, 003 第6条):
 - ``situational``: a move may not make the opponent face a position seen before with the
   same player to move (003 第6条 著子後不得使對方重覆面臨曾出現過的局面).
 
-Nothing allocates per move while the history has room (``capacity``): arrays are
-preallocated, and repeated positions are found through an open-addressing table of plies
-keyed by the position hash, so lookups cost the same at move 300 as at move 3.
+The history has room for ``capacity`` plies (1,024 by default), all allocated with the game,
+so no move of a game allocates: not at ply 400 nor at ply 1,000. A move past the room is
+refused with ``FULL`` and changes nothing (``undo`` makes room again): a game that long is a
+cycle the arbiter ends (000 第二十条三), and a refusal is never a wrong verdict nor a
+MemoryError. A repeated position is found by scanning the earlier plies' hashes, newest
+first: a viper loop of a few instructions a ply (a new position at ply 1,024: the whole move
+about 0.3 ms estimated on the RP2040, 0.5 ms with the 1.55x on-chip margin of such loops),
+with no table to grow or rebuild when the ko rule or the side to move changes.
 """
 
 from array import array
@@ -30,9 +35,6 @@ from firmware.rules.go_board import (
     KO_CHECK,
     NO_KO,
     OK,
-    PASS,
-    ST_H1,
-    ST_H2,
     ST_KO,
     SUICIDE_FORBID,
     WHITE,
@@ -46,15 +48,13 @@ KO_POSITIONAL = const(3)
 KO_SITUATIONAL = const(4)
 KO_RULES = ("none", "simple", "chinese", "positional", "situational")
 SUICIDE_RULES = ("forbid", "allow", "allow-all")
+CAPACITY = const(1024)  # plies a game has room for: the longest real games are under 600
 
-# A key for "white to move": situational positions differ from positional ones by it.
-_WHITE_TO_MOVE = const(0x1B873593)
-_FREE = const(0xFFFF)
 # go_board's constants again: viper code folds only constants defined in its own module
-# (tests/test_go_history.py checks that the two copies agree).
-_WHITE = const(2)  # WHITE
+# (tests/test_go_history.py checks that the copies agree).
 _PASS = const(1023)  # PASS
 _SUPERKO = const(5)  # SUPERKO
+_FULL = const(6)  # FULL
 _ST_KO = const(0)  # ST_KO
 _ST_H1 = const(1)  # ST_H1
 _ST_H2 = const(2)  # ST_H2
@@ -62,13 +62,17 @@ _ST_NLOG = const(4)  # ST_NLOG
 _NONE = None  # viper tests ``x is None`` only against a named object
 
 # The history is one array of ``_REC`` words per ply j (the position after j moves; ply 0 is
-# the start), each word a small int on the RP2040:
+# the start), each word a small int on the RP2040 (below 2**30):
 _H1 = const(0)  # position hash, first key
 _H2 = const(1)  # second key
-_TM_SLOT = const(2)  # side to move << 16 | the ply's slot in the position table
-_MOVE = const(3)  # board ko word before the move << 12 | color << 10 | point (ply >= 1)
-_LOG = const(4)  # removal-log length before the move (ply >= 1)
-_REC = const(5)
+_WORD = const(2)  # the move that made ply j (ply >= 1), in the bits below
+_REC = const(3)
+# Bits of the word: the point (``y << 5 | x``, or _PASS) in bits 0-9, the colour in 10-11,
+# and:
+_TAKEN = const(12)  # the stones the move removed (at most 361: 9 bits), from this bit
+_WHITE_NEXT = const(0x200000)  # bit 21: White moves after this ply (situational rule, undo)
+_KO_LEFT = const(0x400000)  # bit 22: the move left a simple-ko ban. The ban is always its
+# only captured stone's point, for the other colour, so undo rebuilds it from the log.
 
 
 def opponent(c):
@@ -77,61 +81,41 @@ def opponent(c):
 
 
 @micropython.viper
-def _commit(
-    hist, table, h1: int, h2: int, j: int, tm: int, rule: int, word: int, start: int
-) -> int:
-    # Records position (h1, h2) as ply j and returns the latest earlier ply with the same
-    # position (-1 if none, or if ``rule`` asks for no check). Under a superko rule a repeat is
-    # not recorded: the caller refuses the move.
+def _seen(hist, j: int, h1: int, h2: int, white: int, rule: int) -> int:
+    # The latest ply before j whose position is (h1, h2), and under the situational rule
+    # with the same side to move (``white``: 1 if White); -1 if none. Newest first, so the
+    # chinese rule's report names the latest, and a ko fight's repeat is found at once.
     h = ptr32(hist)
-    t = ptr16(table)
-    key = h1
-    if rule == KO_SITUATIONAL and tm == _WHITE:
-        key = h1 ^ _WHITE_TO_MOVE
-    mask = int(len(table)) - 1
-    i = key & mask
-    found = -1
-    while t[i] != _FREE:
-        q = t[i] * _REC
-        if rule >= KO_CHINESE and h[q + _H1] == h1 and h[q + _H2] == h2:
-            if rule != KO_SITUATIONAL or (h[q + _TM_SLOT] >> 16) == tm:
-                found = t[i]
-        i = (i + 1) & mask
-    if found >= 0 and rule >= KO_POSITIONAL:
-        return found
-    t[i] = j
-    r = j * _REC
-    h[r + _H1] = h1
-    h[r + _H2] = h2
-    h[r + _TM_SLOT] = (tm << 16) | i
-    h[r + _MOVE] = word
-    h[r + _LOG] = start
-    return found
+    k = j - 1
+    q = k * _REC
+    while k >= 0:
+        if h[q] == h1 and h[q + _H2] == h2:
+            if rule != KO_SITUATIONAL or ((h[q + _WORD] >> 21) & 1) == white:
+                return k
+        k -= 1
+        q -= _REC
+    return -1
 
 
 class Game:
     """Board, move history, ko rule and suicide rule of one game of Go."""
 
-    def __init__(self, size=19, ko_rule=KO_CHINESE, suicide=SUICIDE_FORBID, capacity=400):
-        self.board = Board(size)
+    def __init__(self, size=19, ko_rule=KO_CHINESE, suicide=SUICIDE_FORBID, capacity=CAPACITY):
         self.ko_rule = ko_rule
         self.suicide = suicide
-        self._set_board_rule()
+        self.capacity = capacity
+        self.board = self._new_board(size)
+        self.hist = new_array("I", _REC * (capacity + 1))
         self.ply = 0
-        self._alloc(capacity)
         self.clear()
 
-    def _set_board_rule(self):
+    def _new_board(self, size):
+        # The removal log holds every stone the history's moves can take: each was put down
+        # by one of them or was a setup stone, so it never has to grow mid-game.
+        board = Board(size, self.capacity + size * size)
         # What the board enforces itself: the suicide rule, and simple ko unless there is none.
-        self.board.rule = self.suicide | (KO_CHECK if self.ko_rule != KO_NONE else 0)
-
-    def _alloc(self, capacity):
-        self.capacity = capacity
-        self.hist = new_array("I", _REC * (capacity + 1))
-        tab = 64
-        while tab < 2 * (capacity + 1):  # at most half full: probe chains stay short
-            tab <<= 1
-        self.table = new_array("H", tab, 0xFF)
+        board.rule = self.suicide | (KO_CHECK if self.ko_rule != KO_NONE else 0)
+        return board
 
     @property
     def size(self):
@@ -141,56 +125,28 @@ class Game:
     def clear(self, size=None):
         """Start again on an empty board (of a new ``size`` if given)."""
         if size is not None and size != self.board.size:
-            self.board = Board(size)
-            self._set_board_rule()
+            self.board = self._new_board(size)
         self.board.clear()
-        for j in range(self.ply + 1):  # only these slots are in use
-            self.table[self.hist[j * _REC + _TM_SLOT] & 0xFFFF] = _FREE
         self.ply = 0
         self.to_move = BLACK
         self.captures = array("H", [0, 0, 0])  # stones taken by [_, black, white]
         self.repeat = -1
         self.passes = 0
         self.resigned = 0  # the colour that resigned, if one did
-        st = self.board.st
-        _commit(self.hist, self.table, st[ST_H1], st[ST_H2], 0, BLACK, KO_NONE, 0, 0)
+        self._restart()
 
     def _restart(self):
-        # Re-records ply 0 after setup stones or a new side to move.
-        self.table[self.hist[_TM_SLOT] & 0xFFFF] = _FREE
-        st = self.board.st
-        _commit(self.hist, self.table, st[ST_H1], st[ST_H2], 0, self.to_move, KO_NONE, 0, 0)
-
-    def _rebuild_table(self):
-        for i in range(len(self.table)):
-            self.table[i] = _FREE
+        # Records ply 0: the position with setup stones and the side to move first.
         h = self.hist
-        for j in range(self.ply + 1):
-            r = j * _REC
-            tm = h[r + _TM_SLOT] >> 16
-            key = h[r + _H1]
-            if self.ko_rule == KO_SITUATIONAL and tm == WHITE:
-                key ^= _WHITE_TO_MOVE
-            i = key & (len(self.table) - 1)
-            while self.table[i] != _FREE:
-                i = (i + 1) & (len(self.table) - 1)
-            self.table[i] = j
-            h[r + _TM_SLOT] = (tm << 16) | i
+        h[_H1], h[_H2] = self.board.hash()
+        h[_WORD] = _WHITE_NEXT if self.to_move == WHITE else 0
 
     def set_ko_rule(self, rule):
-        """Change the ko rule (one of ``KO_*``); earlier positions are re-indexed for it."""
+        """Change the ko rule (one of ``KO_*``); earlier positions count under the new one."""
         if not 0 <= rule < len(KO_RULES):
             raise ValueError("unknown ko rule %r" % rule)
         self.ko_rule = rule
-        self._set_board_rule()
-        self._rebuild_table()
-
-    def _grow(self):
-        old = self.hist
-        self._alloc(2 * self.capacity)
-        for i in range(len(old)):
-            self.hist[i] = old[i]
-        self._rebuild_table()
+        self.board.rule = self.suicide | (KO_CHECK if rule != KO_NONE else 0)
 
     # ---- moves ---------------------------------------------------------------------------
 
@@ -200,58 +156,65 @@ class Game:
 
         A refused move changes nothing. After a legal move under the ``chinese`` rule,
         ``repeat`` is the ply whose position it recreates (-1 if none): the number of moves
-        after which that position stood, for the arbiter (000 第二十条三).
+        after which that position stood, for the arbiter (000 第二十条三). With the history
+        full (``capacity`` plies) every move, a pass too, is refused with ``FULL``.
 
         Viper, so that its frame lives on the C stack: a bytecode function with this many
         locals gets its frame from the heap on every call (measured: 224 B a move).
         """
         j = int(self.ply) + 1
         if j > int(self.capacity):
-            self._grow()
+            return _FULL
         b = self.board
         st = ptr32(b.st)
-        ko_word = st[_ST_KO]
+        h = ptr32(self.hist)
         start = st[_ST_NLOG]
         if x is _NONE:  # step 1: a pass is always legal
             st[_ST_KO] = 0
-            word = (ko_word << 12) | (c << 10) | _PASS
-            _commit(self.hist, self.table, st[_ST_H1], st[_ST_H2], j, 3 - c, KO_NONE, word, start)
+            word = (c << 10) | _PASS
             self.passes = int(self.passes) + 1
             self.repeat = -1
         else:
+            ko_word = st[_ST_KO]
             ix = int(x)
             iy = int(y)
             r = int(b.play(c, x, y))  # steps 2–5: on the board, empty, simple ko, suicide
             if r:
                 return r
             rule = int(self.ko_rule)
-            word = (ko_word << 12) | (c << 10) | (iy << 5) | ix
-            rep = int(
-                _commit(self.hist, self.table, st[_ST_H1], st[_ST_H2], j, 3 - c, rule, word, start)
-            )
-            if rep >= 0 and rule >= KO_POSITIONAL:  # step 6: superko
-                b.unplay(c, ix, iy, start, ko_word)
-                return _SUPERKO
+            rep = -1
+            if rule >= KO_CHINESE:
+                rep = int(_seen(self.hist, j, st[_ST_H1], st[_ST_H2], c & 1, rule))
+                if rep >= 0 and rule >= KO_POSITIONAL:  # step 6: superko
+                    q = (j - 1) * _REC
+                    b.unplay(c, ix, iy, start, ko_word, h[q + _H1], h[q + _H2])
+                    return _SUPERKO
+            taken = st[_ST_NLOG] - start
+            word = (taken << _TAKEN) | (c << 10) | (iy << 5) | ix
+            if st[_ST_KO]:
+                word |= _KO_LEFT
             self.repeat = rep
             self.passes = 0
-            if st[_ST_NLOG] != start:
+            if taken:
                 self._count_taken(start, 1)
+        if c == 1:  # Black moved: White is next
+            word |= _WHITE_NEXT
+        q = j * _REC
+        h[q + _H1] = st[_ST_H1]
+        h[q + _H2] = st[_ST_H2]
+        h[q + _WORD] = word
         self.ply = j
         self.to_move = 3 - c
         return 0
 
     @micropython.viper
     def _count_taken(self, start: int, sign: int):
-        # Credits (sign 1) or debits (-1) the stones logged since ``start`` to their captors.
+        # Credits (sign 1) or debits (-1) the stones logged since ``start`` to their captor.
+        # A move removes stones of one colour only: the opponent's, or its own in a suicide.
         b = self.board
-        log = ptr16(b.log)
         caps = ptr16(self.captures)
-        end = int(ptr32(b.st)[_ST_NLOG])
-        k = start
-        while k < end:
-            i = 3 - (log[k] >> 10)
-            caps[i] = caps[i] + sign
-            k += 1
+        i = 3 - (int(ptr16(b.log)[start]) >> 10)
+        caps[i] = caps[i] + sign * (int(ptr32(b.st)[_ST_NLOG]) - start)
 
     def legal(self, c, x, y):
         """OK if ``c`` may play at ``(x, y)`` now, else the reason; the game is unchanged."""
@@ -264,29 +227,37 @@ class Game:
 
     @micropython.viper
     def undo(self) -> bool:
-        """Take back the last move; False if there is none. Viper for the reason ``play`` is."""
+        """Take back the last move; False if there is none. Viper for the reason ``play`` is.
+
+        The position before the move comes back whole from the history: its hash is the
+        previous ply's, its ko ban is rebuilt from the previous move's record and the log.
+        """
         j = int(self.ply)
         if j == 0:
             return False
         h = ptr32(self.hist)
-        t = ptr16(self.table)
-        r = j * _REC
-        t[h[r + _TM_SLOT] & 0xFFFF] = _FREE  # last in, first out: chains stay whole
-        word = h[r + _MOVE]
-        start = h[r + _LOG]
-        p = word & 0x3FF
+        q = j * _REC
+        word = h[q + _WORD]
+        prev = h[q - _REC + _WORD]
         b = self.board
+        st = ptr32(b.st)
+        start = st[_ST_NLOG] - ((word >> _TAKEN) & 0x1FF)
+        ko = 0
+        if prev & _KO_LEFT:
+            ko = ((3 - ((prev >> 10) & 3)) << 10) | int(ptr16(b.log)[start - 1])
+        p = word & 0x3FF
         if p == _PASS:
-            ptr32(b.st)[_ST_KO] = word >> 12
+            st[_ST_KO] = ko
         else:
-            if ptr32(b.st)[_ST_NLOG] != start:
+            if st[_ST_NLOG] != start:
                 self._count_taken(start, -1)
-            b.unplay((word >> 10) & 3, p & 31, p >> 5, start, word >> 12)
+            q -= _REC  # the previous ply: the position the move is taken back to
+            b.unplay((word >> 10) & 3, p & 31, p >> 5, start, ko, h[q + _H1], h[q + _H2])
         self.ply = j - 1
-        self.to_move = h[r - _REC + _TM_SLOT] >> 16
+        self.to_move = 2 if prev & _WHITE_NEXT else 1
         passes = 0
         k = j - 1
-        while k > 0 and (h[k * _REC + _MOVE] & 0x3FF) == _PASS:
+        while k > 0 and (h[k * _REC + _WORD] & 0x3FF) == _PASS:
             passes += 1
             k -= 1
         self.passes = passes
@@ -295,12 +266,17 @@ class Game:
 
     def move(self, i):
         """``(color, x, y)`` of move ``i`` (0-based); x and y are None for a pass."""
-        word = self.hist[(i + 1) * _REC + _MOVE]
+        word = self.hist[(i + 1) * _REC + _WORD]
         p = word & 0x3FF
         c = (word >> 10) & 3
-        if p == PASS:
+        if p == _PASS:
             return (c, None, None)
         return (c, p & 31, p >> 5)
+
+    def point(self, i):
+        """Move ``i``'s point as every record has it: ``y << 5 | x``, 1023 a pass (no tuple:
+        the journal's per-move path allocates nothing)."""
+        return self.hist[(i + 1) * _REC + _WORD] & 0x3FF
 
     def resign(self, c):
         """Colour ``c`` resigns (000 第七条二, 中途认输); return the SGF result, ``W+R`` or ``B+R``."""
@@ -327,14 +303,10 @@ class Game:
     def set_to_move(self, c):
         """Say who moves next (after handicap stones White; SGF ``PL``; GTP's free order)."""
         self.to_move = c
-        if self.ply == 0:
-            self._restart()
-        else:
-            # The current position now stands with ``c`` to move: what situational superko and
-            # undo read. Re-indexing costs a pass over the history; this is no hot path.
-            r = self.ply * _REC + _TM_SLOT
-            self.hist[r] = (c << 16) | (self.hist[r] & 0xFFFF)
-            self._rebuild_table()
+        # The current position now stands with ``c`` to move: what situational superko and
+        # undo read.
+        r = self.ply * _REC + _WORD
+        self.hist[r] = (self.hist[r] & ~_WHITE_NEXT) | (_WHITE_NEXT if c == WHITE else 0)
 
     def place_handicap(self, points):
         """Put free handicap stones on an empty board; White moves next. Raises ValueError."""

@@ -29,7 +29,8 @@ OCCUPIED = const(2)
 KO = const(3)
 SUICIDE = const(4)
 SUPERKO = const(5)
-REASONS = ("legal", "off board", "occupied", "ko", "suicide", "superko")
+FULL = const(6)  # the game's history has no room for another move (go.Game.capacity)
+REASONS = ("legal", "off board", "occupied", "ko", "suicide", "superko", "history full")
 
 SUICIDE_FORBID = const(0)
 SUICIDE_ALLOW = const(1)  # a group of two or more may kill itself; one stone may not
@@ -48,7 +49,6 @@ _NONE = None  # viper tests ``x is None`` only against a named object
 _STRIDE = const(19)
 _SIDE = const(361)
 _SIDE2 = const(722)
-_LOG_ROOM = const(361)  # a move never removes more stones than this
 
 
 def _zobrist_keys():
@@ -97,26 +97,30 @@ def _take(rows, gbuf, logbuf, stbuf, n: int, c: int) -> int:
     off = (c - 1) * n
     zoff = (c - 1) * _SIDE
     nlog = st[ST_NLOG]
-    taken = 0
+    first = nlog
+    h1 = st[ST_H1]
+    h2 = st[ST_H2]
     yy = g[n]
     while yy <= g[n + 1]:
         row = g[yy]
         r[off + yy] = r[off + yy] & ~row
-        x = 0
+        k = zoff + yy * _STRIDE
+        e = (c << 10) | (yy << 5)
         while row:
             if row & 1:
-                k = zoff + yy * _STRIDE + x
-                st[ST_H1] = st[ST_H1] ^ z[k]
-                st[ST_H2] = st[ST_H2] ^ z[_SIDE2 + k]
-                log[nlog] = (c << 10) | (yy << 5) | x
+                h1 ^= z[k]
+                h2 ^= z[_SIDE2 + k]
+                log[nlog] = e
                 nlog += 1
-                taken += 1
             row = row >> 1
-            x += 1
+            k += 1
+            e += 1
         yy += 1
+    st[ST_H1] = h1
+    st[ST_H2] = h2
     st[ST_NLOG] = nlog
-    st[ST_STONES] = st[ST_STONES] - taken
-    return taken
+    st[ST_STONES] = st[ST_STONES] - (nlog - first)
+    return nlog - first
 
 
 class Board:
@@ -128,8 +132,11 @@ class Board:
         self.size = size
         self.rows = new_array("I", 2 * size)
         self.g = scratch(size)
-        self.log = new_array("H", max(log_capacity, 2 * _LOG_ROOM))
-        self.log_limit = len(self.log) - _LOG_ROOM  # above this, grow before the next move
+        self.log = new_array("H", max(log_capacity, size * size + 1))
+        # A move removes at most the stones on the board and itself, and every stone ever put
+        # down is on the board or in the log: while the log has room for all of those plus
+        # one, the next move fits. A log of ``moves + setup stones`` entries never grows.
+        self.log_limit = len(self.log) - 1
         self.st = new_array("I", _ST_WORDS)
         self.rule = SUICIDE_FORBID | KO_CHECK  # what ``play`` enforces; go.Game sets its own
         self.clear()
@@ -174,14 +181,15 @@ class Board:
         _toggle(self.rows, self.st, self.size, c, x, y, -1)
 
     def ensure_log_room(self):
-        """Grow the removal log if the next move could overflow it (allocates, rarely)."""
+        """Grow the removal log if the next move could overflow it (allocates; a ``Game``'s
+        board never needs to, its log has room for every stone its history can take)."""
         used = self.st[ST_NLOG]
-        if used + _LOG_ROOM > len(self.log):
+        if used + self.st[ST_STONES] + 1 > len(self.log):
             grown = new_array("H", 2 * len(self.log))
             for i in range(used):
                 grown[i] = self.log[i]
             self.log = grown
-        self.log_limit = len(self.log) - _LOG_ROOM
+        self.log_limit = len(self.log) - 1
 
     # Viper: with Game.play and _commit it took a corpus move from 8.7 µs (bytecode methods)
     # to about 1.4 µs on the unix port; its frame stays off the heap (see Game.play).
@@ -205,7 +213,7 @@ class Board:
         if x is _NONE:
             st[ST_KO] = NO_KO
             return OK
-        if st[ST_NLOG] > int(self.log_limit):
+        if st[ST_NLOG] + st[ST_STONES] > int(self.log_limit):
             self.ensure_log_room()
         rows = self.rows
         gbuf = self.g
@@ -285,19 +293,30 @@ class Board:
         return OK
 
     @micropython.viper
-    def unplay(self, c: int, x: int, y: int, log_start: int, ko: int):
-        """Undo a move of ``c`` at ``(x, y)``: put back what it removed, lift it, restore ko."""
-        rows = self.rows
-        stbuf = self.st
-        n = int(self.size)
-        st = ptr32(stbuf)
+    def unplay(self, c: int, x: int, y: int, log_start: int, ko: int, h1: int, h2: int):
+        """Undo a move of ``c`` at ``(x, y)``: put back what it removed, lift it, restore ko.
+
+        ``h1, h2`` is the position's hash before the move (``hash()`` then; ``go.Game`` keeps
+        it in its history): restoring it whole, instead of undoing each stone's keys, makes
+        taking back the capture of a 150-stone group a few row operations per stone.
+        """
+        r = ptr32(self.rows)
+        st = ptr32(self.st)
         log = ptr16(self.log)
+        n = int(self.size)
         nlog = st[ST_NLOG]
-        while nlog > log_start:
-            nlog -= 1
-            q = log[nlog] & 0x3FF
-            _toggle(rows, stbuf, n, log[nlog] >> 10, q & 31, q >> 5, 1)
-        st[ST_NLOG] = nlog
+        k = log_start
+        while k < nlog:
+            e = log[k]
+            p = e & 0x3FF
+            i = ((e >> 10) - 1) * n + (p >> 5)
+            r[i] = r[i] | (1 << (p & 31))
+            k += 1
         # After the log, so that a suicided stone (logged with its group) is lifted too.
-        _toggle(rows, stbuf, n, c, x, y, -1)
+        i = (c - 1) * n + y
+        r[i] = r[i] & ~(1 << x)
+        st[ST_STONES] = st[ST_STONES] + (nlog - log_start) - 1
+        st[ST_NLOG] = log_start
+        st[ST_H1] = h1
+        st[ST_H2] = h2
         st[ST_KO] = ko

@@ -8,22 +8,32 @@ Start reading at ``Journal``. Files under ``root`` (``/games`` on the board):
     acks.tgj      the games the PC has confirmed it holds (ACK records)
     next          the next game number (``write_atomic``)
 
-Durability: each record is one ``open(.., "ab")``, one ``write``, ``close``. On LittleFS a
-file's new contents become visible only at a commit (close, or ``flush``, which is
-``lfs2_file_sync`` in MicroPython's VfsLfs2), and a commit is atomic: after a power cut the
-file is as it was at the last completed commit. So a record whose call returned is on flash;
-the one being written is either whole or absent. Measured on the unix port's VfsLfs2 over a RAM
-device of 4,096-byte blocks (progsize 256, as the rp2 port mounts it): per move record ~1 erase
-and ~3.4 programs (~2.4 KB: LittleFS copies the file's tail block and commits its metadata),
-~0.17 ms of CPU; keeping the file open and calling ``flush`` costs the same. On the RP2040's
-flash the erase dominates (a 4 KiB sector, ~45 ms typical), once per move; the rp2 port runs
-flash operations with interrupts held off, so the app should journal after the press is
-handled (the paddles' IRQ stamps may wait that long, not the clock's arithmetic).
+Durability: the live file of the game in progress stays open; each record is one ``write``
+then ``flush``. On LittleFS a file's new contents become visible only at a commit (close, or
+``flush``, which is ``lfs2_file_sync`` in MicroPython's VfsLfs2), and a commit is atomic:
+after a power cut the file is as it was at the last completed commit. So a record whose call
+returned is on flash; the one being written is either whole or absent
+(``tests/test_journal_powercut.py`` cuts the power at every flash operation of a game).
+Measured on the unix port's VfsLfs2 over a RAM device of 4,096-byte blocks (progsize 256, as
+the rp2 port mounts it): per move record ~1 erase and ~3.4 programs (~2.4 KB: LittleFS copies
+the file's tail block and commits its metadata); reopening the file for every record costs the
+same flash work, but allocates. On the RP2040's flash the erase dominates (a 4 KiB sector, ~45
+ms typical), once per move; the rp2 port runs flash operations with interrupts held off, so
+the app should journal after the press is handled (the paddles' IRQ stamps may wait that long,
+not the clock's arithmetic). ``move``, ``clocks`` and ``incident`` encode into a buffer made
+once (``live.py``) and allocate nothing (``tests/test_journal_index.py`` counts the bytes).
 
 A finished game (its RESULT written) is packed: its records re-encoded at ~4 bytes a move and
 appended to the newest pack (one write, one close), then its live file removed. A cut between
-the two leaves both; ``settle`` (run by ``resume`` and ``begin``) finds the game in the pack and
-removes the live file, or packs it again.
+the two leaves both; ``settle`` (run by ``resume`` and ``begin``) removes the live copy of a
+game found in a pack, or packs it again.
+
+The index (``index.py``): where each kept game is, in RAM, 12 bytes a game. It is rebuilt from
+the files themselves when the journal starts (``rebuild``: every pack entry checked against
+its CRC, every live file read, the acks file), never read from a file a cut could leave stale,
+and kept current by every write (begin, result, packing, ack, eviction). The PC link pages,
+reads and acks games through it (``games``, ``locate``, ``read``, ``state``, ``ack``): the cost
+of syncing one game does not grow with the games kept (``bench/bench_journal.py``).
 
 Space: only acked games are evicted (whole packs whose games are all acked, oldest first, and
 acked live files of abandoned games). When the free space is below ``margin`` at ``begin``, the
@@ -34,12 +44,18 @@ codes (``ERRORS`` has their words), never raised: the app shows them and plays o
 
 import os
 
+import micropython
+
+from firmware.store import live as L
 from firmware.store import records as R
+from firmware.store.index import ACKED, FINISHED, Index
 
 OK = 0
 E_FULL = 1  # no room left and nothing the PC has confirmed to evict
 E_IO = 2  # the flash failed a write
-E_NO_GAME = 3  # no game begun
+E_NO_GAME = 3  # no game begun, or not kept
+E_PACKED = 4  # the game is in a pack: it leaves with its pack
+E_IN_PROGRESS = 5  # the game being played
 ERRORS = {
     OK: "",
     E_FULL: "storage full: sync the games to the PC",
@@ -50,6 +66,7 @@ ERRORS = {
 _ENOSPC = 28
 _BLOCK = 4096
 _PACK_MAX = 64 * 1024  # a new pack starts past this: eviction frees space in 64 KiB steps
+_PLACE_MAX = 1 << 16  # the index keeps an entry's offset in 16 bits (index.py)
 
 
 def _nospace(e):
@@ -100,7 +117,7 @@ class Journal:
     ``log(message)`` receives a line for each problem found (corrupt records, repairs);
     ``free()`` returns the free bytes (default: ``os.statvfs``); ``margin`` the free space
     ``begin`` keeps by evicting; ``reserve`` the least it needs to begin a game at all;
-    ``pack_max`` the size past which a new pack file starts.
+    ``pack_max`` the size past which a new pack file starts (at most 64 KiB).
     """
 
     def __init__(
@@ -117,9 +134,14 @@ class Journal:
         self.free = free or _statvfs_free(root)
         self.margin = margin
         self.reserve = reserve
-        self.pack_max = pack_max
+        self.pack_max = min(pack_max, _PLACE_MAX)
         self.game_no = 0  # the game being journaled, 0: none
-        self._seed = None  # the last 4 bytes of the live file (the CRC chain), None: reread
+        self._ix = None  # the index (index.py), built by ``rebuild`` when first needed
+        self._buf = bytearray(L.ROOM)  # the record being written (live.py)
+        self._seed = bytearray(4)  # the live file's last 4 bytes (the CRC chain) ...
+        self._tail = False  # ... when this is True; else the file is reread first
+        self._f = None  # the live file, open for appending, or None
+        self._ack_seed = None  # the acks file's last 4 bytes, None: reread it first
         try:
             os.mkdir(root)
         except OSError:
@@ -144,31 +166,107 @@ class Journal:
         out.sort()
         return out
 
+    # -- the index ------------------------------------------------------------------------
+
+    def _index(self):
+        if self._ix is None:
+            self.rebuild()
+        return self._ix
+
+    def rebuild(self):
+        """Build the index from the flash: every entry of every pack (checked against its CRC,
+        as ``records.py`` chains them), every live file (read: is it finished?), the acks
+        file. ``resume`` runs it at boot; any other call that needs the index runs it first.
+        Its cost grows with the bytes kept (``bench/bench_journal.py``). A live file whose
+        game is in a pack already (a cut while packing) is left for ``settle``."""
+        self._close()
+        ix = Index()
+        buf = bytearray(2048)
+        for k in self._names("p", ".tgp"):
+            for g, p, n in self._entries(k, buf):
+                ix.put(g, k << 16 | p, n, True)
+        for g in self._names("g", ".tgj"):
+            if ix.find(g) >= 0:
+                continue  # packed already: settle removes the live copy
+            data = read_file(self._live(g))
+            recs = R.scan(data or b"", R.MAGIC, self.log)
+            ix.put(g, 0, 0, bool(recs) and recs[-1][2][0] == R.RESULT)
+        for g in self._acks():
+            ix.ack(g)
+        ix.trim()
+        self._ix = ix
+
+    def _acks(self):
+        # The game numbers in the acks file; notes its tail for ``ack`` if the file is clean.
+        self._ack_seed = None
+        data = read_file(self.root + "/acks.tgj")
+        if not data:
+            return []
+        found = R.scan(data, R.MAGIC, self.log)
+        if sum(e - p for p, e, _ in found) + 4 == len(data):
+            self._ack_seed = bytes(data[-4:])
+        return [rec[1] for _, _, rec in found if rec[0] == R.ACK]
+
     # -- writing --------------------------------------------------------------------------
 
-    def _append(self, rec):
-        t, payload = R.encode(rec)
-        path = self._live(self.game_no)
-        for attempt in (0, 1):
+    @micropython.native
+    def _commit(self, t, n):
+        # Write the record whose payload is in self._buf[2:2+n] (type t) to the live file and
+        # flush it; OK or an error code. Allocates nothing while the file is open and its tail
+        # known (every call after the first of a game).
+        attempt = 0
+        while True:
             try:
-                if self._seed is None:
-                    self._repair(self.game_no)
-                data = R.frame(t, payload, self._seed)
-                with open(path, "ab") as f:
-                    f.write(data)
-                self._seed = bytes(data[-4:])
+                if not self._tail:
+                    self._reopen()
+                if self._f is None:
+                    self._f = open(self._live(self.game_no), "ab")
+                k = L.seal(self._buf, t, n, self._seed)
+                L.write(self._f, self._buf, k)
+                self._f.flush()
+                L.keep(self._buf, k, self._seed)
                 return OK
             except OSError as e:
-                self._seed = None  # the tail is unknown now: reread before the next append
+                self._close()
+                self._tail = False  # the tail is unknown now: reread before the next record
                 if not _nospace(e):
                     self.log("journal: write failed: %r" % (e,))
                     return E_IO
                 if attempt or not self.evict(2 * _BLOCK):
                     return E_FULL
-        return E_FULL
+                attempt = 1
+
+    def _append(self, rec):
+        # Any record, encoded by records.py (allocates: headers, edits, results).
+        t, payload = R.encode(rec)
+        n = len(payload)
+        self._buf[2 : 2 + n] = payload
+        return self._commit(t, n)
+
+    def _close(self):
+        # Close the live file (it is reopened by the next record).
+        f = self._f
+        self._f = None
+        if f is not None:
+            try:
+                f.close()
+            except OSError as e:
+                self.log("journal: close failed: %r" % (e,))
+
+    def close(self):
+        """Close the live file (before unmounting the flash); the next record reopens it."""
+        self._close()
+
+    def _reopen(self):
+        # Reread the live file of the game in progress (repairing it) to learn its tail.
+        self._close()
+        _, tail = self._repair(self.game_no)
+        self._seed[:] = tail
+        self._tail = True
 
     def _repair(self, g):
-        # Reread game g's live file; rewrite it if anything in it was bad. Sets the seed.
+        # Reread game g's live file; rewrite it if anything in it was bad. Returns (records,
+        # the file's last 4 bytes).
         path = self._live(g)
         data = read_file(path)
         if data is None:
@@ -180,8 +278,7 @@ class Journal:
             write_atomic(path, fixed)
             self.log("journal: game %d rewritten with its %d good records" % (g, len(found)))
             data = fixed
-        self._seed = bytes(data[-4:])
-        return [rec for _, _, rec in found]
+        return [rec for _, _, rec in found], bytes(data[-4:])
 
     def begin(self, header):
         """Start journaling a new game; ``header`` a dict of ``records.HEADER_FIELDS`` keys.
@@ -189,6 +286,8 @@ class Journal:
         Its ``game_no`` is assigned here (the one after every game the journal has seen) and
         kept in ``self.game_no``. Returns OK, E_FULL or E_IO.
         """
+        self._close()
+        self._tail = False
         try:
             self.settle()
             if self.free() < self.margin:
@@ -203,13 +302,16 @@ class Journal:
         h = R.full_header(header)
         h["game_no"] = g
         self.game_no = g
-        self._seed = R.MAGIC
         try:
-            with open(self._live(g), "wb") as f:
-                f.write(R.MAGIC)
+            self._f = open(self._live(g), "wb")
+            self._f.write(R.MAGIC)
+            self._f.flush()
         except OSError as e:
-            self._seed = None
+            self._close()
             return E_FULL if _nospace(e) else E_IO
+        self._seed[:] = R.MAGIC
+        self._tail = True
+        self._ix.put(g, 0, 0, False)
         self.header = h
         return self._append((R.HEADER, h))
 
@@ -221,27 +323,38 @@ class Journal:
                 n = int(data)
             except ValueError:
                 self.log("journal: bad game counter %r" % (data,))
-        for g in self._names("g", ".tgj"):
-            n = max(n, g + 1)
-        for k in self._names("p", ".tgp"):
-            for g, _, _ in self._entries(k):
-                n = max(n, g + 1)
+        ix = self._index()
+        if ix.count:
+            n = max(n, ix.no[ix.count - 1] + 1)
         return n
 
+    @micropython.native
     def move(self, ply, colour, point, tick, clocks):
         """A committed move: ``point`` y<<5|x or ``records.PASS``; ``clocks`` a tuple of ints,
         by convention ``(black main ms, black units, white main ms, white units)`` (each side's
         half starts with its main ms: the packed form relies on that); ``tick`` the paddle's
-        ``ticks_ms`` (0 <= tick < 2**30)."""
+        ``ticks_ms`` (0 <= tick < 2**30). Allocates nothing."""
         if not self.game_no:
             return E_NO_GAME
-        return self._append((R.MOVE, ply, colour, point, tick, tuple(clocks)))
+        n = L.move(self._buf, ply, colour, point, tick, clocks)
+        if n < 0:
+            return self._append((R.MOVE, ply, colour, point, tick, tuple(clocks)))
+        return self._commit(R.MOVE, n)
 
-    def incident(self, kind, move_no, time_ms, points=(), detail=0):
-        """An incident of ``firmware/referee/incidents.py`` (``detail`` an int)."""
+    @micropython.native
+    def incident(self, kind, move_no, time_ms, points=(), detail=0, count=-1):
+        """An incident of ``firmware/referee/incidents.py`` (``detail`` an int) with the first
+        ``count`` of ``points`` (all if ``count`` < 0: a caller's reused buffer need not be
+        cut to size). Allocates nothing for up to 40 points."""
         if not self.game_no:
             return E_NO_GAME
-        return self._append((R.INCIDENT, kind, move_no, time_ms, tuple(points), detail or 0))
+        detail = detail or 0
+        n = L.incident(self._buf, kind, move_no, time_ms, points, detail, count)
+        if n < 0:
+            if count >= 0:
+                points = points[:count]
+            return self._append((R.INCIDENT, kind, move_no, time_ms, tuple(points), detail))
+        return self._commit(R.INCIDENT, n)
 
     def edit(self, kind, move_no, time_ms, args=()):
         """An arbiter edit (pause, adjust, undo, warning, timeout->pass, sealed move...)."""
@@ -249,11 +362,16 @@ class Journal:
             return E_NO_GAME
         return self._append((R.EDIT, kind, move_no, time_ms, tuple(args)))
 
+    @micropython.native
     def clocks(self, move_no, clocks):
-        """The clocks as they are now (at a pause, after an adjustment): what resume restores."""
+        """The clocks as they are now (at a pause, after an adjustment): what resume restores.
+        Allocates nothing."""
         if not self.game_no:
             return E_NO_GAME
-        return self._append((R.CLOCKS, move_no, tuple(clocks)))
+        n = L.clocks(self._buf, move_no, clocks)
+        if n < 0:
+            return self._append((R.CLOCKS, move_no, tuple(clocks)))
+        return self._commit(R.CLOCKS, n)
 
     def result(self, winner, reason, margin2=0, move_no=0):
         """The game's result (winner 0 none/draw, 1 black, 2 white); then the game is packed."""
@@ -264,27 +382,43 @@ class Journal:
             return err
         g = self.game_no
         self.game_no = 0
-        self._seed = None
+        self._close()
+        self._tail = False
+        self._index().put(g, 0, 0, True)
         return self._archive(g)
 
     # -- packing --------------------------------------------------------------------------
 
     def _archive(self, g):
         # Pack finished game g and remove its live file. OK, or the error (the live file stays).
-        recs = self._repair(g)
-        self._seed = None
-        if self._find(g) is None:
+        ix = self._index()
+        i = ix.find(g)
+        if i < 0 or not ix.at[i]:
+            recs, _ = self._repair(g)
             blob = R.pack(g, recs)
-            err = self._pack_append(blob)
+            err, at = self._pack_append(blob)
             if err:
                 return err
+            ix.put(g, at, len(blob), True)
         try:
             os.remove(self._live(g))
         except OSError as e:
             self.log("journal: cannot remove %s: %r" % (self._live(g), e))
         return OK
 
+    def store(self, blob):
+        """Keep a finished game given as its packed blob (``records.pack``), as ``result``
+        keeps one: appended to the newest pack and indexed. OK or an error. Tools, tests and
+        benches fill a journal quickly this way; its game number should be above every game
+        kept (``begin`` numbers the next game after the highest)."""
+        g = R.get_u(blob, 0, len(blob))[0]
+        err, at = self._pack_append(blob)
+        if not err:
+            self._index().put(g, at, len(blob), True)
+        return err
+
     def _pack_append(self, blob):
+        # (OK, the entry's place k << 16 | offset), or (the error, 0).
         for attempt in (0, 1):
             packs = self._names("p", ".tgp")
             k = packs[-1] if packs else 1
@@ -301,86 +435,89 @@ class Journal:
                     with open(path, "wb") as f:
                         f.write(R.PACK_MAGIC)
                     seed = R.PACK_MAGIC
+                    size = 4
                 else:
                     with open(path, "rb") as f:
                         f.seek(size - 4)
                         seed = f.read(4)
                 with open(path, "ab") as f:
                     f.write(R.pack_entry(blob, seed))
-                return OK
+                return OK, k << 16 | size
             except OSError as e:
                 if not _nospace(e):
                     self.log("journal: pack write failed: %r" % (e,))
-                    return E_IO
+                    return E_IO, 0
                 if attempt or not self.evict(len(blob) + _BLOCK):
-                    return E_FULL
-        return E_FULL
+                    return E_FULL, 0
+        return E_FULL, 0
 
-    def _entries(self, k):
-        # (game_no, offset, blob length) of each valid entry in pack k, read in small pieces
-        # (a pack is up to 64 KiB; the board's heap is not). Sets self._clean: no bad bytes.
+    def _entries(self, k, buf=None):
+        # (game_no, offset, blob length) of each valid entry in pack k, each checked against
+        # its CRC. Read into ``buf`` (a bytearray; 2 KiB made here if None): an entry's head,
+        # its blob (in pieces if longer), its CRC (a pack is up to 64 KiB; the heap is not).
+        # Sets self._clean: no bad bytes.
         out = []
         self._clean = True
+        if buf is None:
+            buf = bytearray(2048)
+        mv = memoryview(buf)
+        room = len(buf)
         try:
             f = open(self._pack(k), "rb")
         except OSError:
             return out
         with f:
-            seed = f.read(4)
-            if seed != R.PACK_MAGIC:
-                self._clean = not seed
-                if seed:
+            got = f.readinto(mv[:4])
+            if got < 4 or buf[:4] != R.PACK_MAGIC:
+                self._clean = not got
+                if got:
                     self.log("journal: pack %d: bad magic" % k)
                 return out
+            seed = R.u32(buf, 0)
             p = 4
             while True:
-                head = f.read(4)
-                if len(head) < 4:
-                    if head:
+                got = f.readinto(mv[:4])
+                if got < 4:
+                    if got:
                         self._clean = False
-                        self.log("journal: pack %d: %d stray bytes at the end" % (k, len(head)))
+                        self.log("journal: pack %d: %d stray bytes at the end" % (k, got))
                     return out
-                n = R.u32(head, 0)
-                c = R.crc32(head, R.u32(seed, 0))
+                n = R.u32(buf, 0)
+                c = R.crc32(mv[:4], seed)
                 left = n
-                first = b""
+                g = -1
                 while left:
-                    chunk = f.read(left if left < 256 else 256)
-                    if not chunk:
+                    got = f.readinto(mv[: left if left < room else room])
+                    if not got:
                         break
-                    if not first:
-                        first = chunk[:5]
-                    c = R.crc32(chunk, c)
-                    left -= len(chunk)
-                tail = f.read(4)
-                if left or len(tail) < 4 or c & 0xFFFFFFFF != R.u32(tail, 0):
+                    if g < 0:
+                        try:
+                            g = R.get_u(buf, 0, min(got, 5))[0]
+                        except R.Bad:
+                            g = 0
+                    c = R.crc32(mv[:got], c)
+                    left -= got
+                got = f.readinto(mv[:4])  # the entry's CRC
+                if left or got < 4 or c & 0xFFFFFFFF != R.u32(buf, 0):
                     self._clean = False
                     self.log("journal: pack %d: bad entry at byte %d: rest dropped" % (k, p))
                     return out
-                try:
-                    g = R.get_u(first, 0, len(first))[0]
-                except R.Bad:
-                    g = 0
-                out.append((g, p, n))
-                seed = tail
+                if p >= _PLACE_MAX:  # not written by this journal (pack_max <= 64 KiB)
+                    self._clean = False
+                    self.log("journal: pack %d: entries past 64 KiB not read" % k)
+                    return out
+                out.append((max(g, 0), p, n))
+                seed = R.u32(buf, 0)
                 p += n + 8
 
-    def _find(self, g):
-        # (pack number, offset, length) of game g's packed entry, or None.
-        for k in self._names("p", ".tgp"):
-            for gg, p, n in self._entries(k):
-                if gg == g:
-                    return k, p, n
-        return None
-
     def settle(self):
-        """Pack every finished game still in a live file (after a cut during packing)."""
+        """Pack every finished game still in a live file (after a cut during packing), and
+        remove the live copy of a game already packed. Reads the folder and the index, not
+        the packs."""
+        ix = self._index()
         for g in self._names("g", ".tgj"):
-            if g == self.game_no:
-                continue
-            recs = self._repair(g)
-            self._seed = None
-            if recs and recs[-1][0] == R.RESULT:
+            i = ix.find(g)
+            if g != self.game_no and i >= 0 and (ix.at[i] or ix.nf[i] & FINISHED):
                 self._archive(g)
 
     # -- boot -----------------------------------------------------------------------------
@@ -388,20 +525,21 @@ class Journal:
     def resume(self):
         """At boot: the unfinished game to resume, or None.
 
-        Returns a dict: ``game_no``, ``header``, ``moves`` [(ply, colour, point, tick,
-        clocks)], ``incidents`` [(kind, move_no, time_ms, points, detail)], ``edits``,
-        ``clocks`` (the latest clocks recorded, or None), ``records`` (all, in order). The
-        journal then appends to that game. Problems found are logged, never raised.
+        Rebuilds the index (``rebuild``) and settles. Returns a dict: ``game_no``, ``header``,
+        ``moves`` [(ply, colour, point, tick, clocks)], ``incidents`` [(kind, move_no,
+        time_ms, points, detail)], ``edits``, ``clocks`` (the latest clocks recorded, or
+        None), ``records`` (all, in order). The journal then appends to that game. Problems
+        found are logged, never raised.
         """
         try:
+            self.rebuild()
             self.settle()
-            live = self._names("g", ".tgj")
         except OSError as e:
             self.log("journal: resume failed: %r" % (e,))
             return None
-        for g in reversed(live):
+        for g in reversed(self._names("g", ".tgj")):
             try:
-                recs = self._repair(g)
+                recs, tail = self._repair(g)
             except OSError as e:
                 self.log("journal: game %d unreadable: %r" % (g, e))
                 continue
@@ -412,6 +550,8 @@ class Journal:
                 continue
             self.game_no = g
             self.header = recs[0][1]
+            self._seed[:] = tail
+            self._tail = True
             clocks = None
             for rec in recs:
                 if rec[0] == R.MOVE:
@@ -427,108 +567,207 @@ class Journal:
                 "clocks": clocks,
                 "records": recs,
             }
-        self._seed = None
         return None
 
     # -- acks and eviction ----------------------------------------------------------------
 
     def acked(self):
-        """The set of game numbers the PC has confirmed."""
-        data = read_file(self.root + "/acks.tgj")
-        if not data:
-            return set()
-        return set(rec[1] for _, _, rec in R.scan(data, R.MAGIC, self.log) if rec[0] == R.ACK)
+        """The set of game numbers the PC has confirmed (read from the acks file)."""
+        return set(self._acks())
 
     def ack(self, game_no):
-        """The PC holds game ``game_no``: from now on it may be evicted. OK or an error."""
+        """The PC holds game ``game_no``: from now on it may be evicted. OK or an error.
+
+        One record appended to the acks file (reread only after a failed write) and the
+        index marked."""
         path = self.root + "/acks.tgj"
+        ix = self._index()
         try:
-            data = read_file(path)
-            if not data:
-                data = R.MAGIC
-                with open(path, "wb") as f:
-                    f.write(data)
-            else:
-                found = R.scan(data, R.MAGIC, self.log)
-                if sum(e - p for p, e, _ in found) + 4 != len(data):
-                    data = R.build([data[p : e - 4] for p, e, _ in found])
-                    write_atomic(path, data)
+            if self._ack_seed is None:
+                data = read_file(path)
+                if not data:
+                    data = R.MAGIC
+                    with open(path, "wb") as f:
+                        f.write(data)
+                else:
+                    found = R.scan(data, R.MAGIC, self.log)
+                    if sum(e - p for p, e, _ in found) + 4 != len(data):
+                        data = R.build([data[p : e - 4] for p, e, _ in found])
+                        write_atomic(path, data)
+                self._ack_seed = bytes(data[-4:])
             t, payload = R.encode((R.ACK, game_no))
+            rec = R.frame(t, payload, self._ack_seed)
+            self._ack_seed = None
             with open(path, "ab") as f:
-                f.write(R.frame(t, payload, data[-4:]))
-            return OK
+                f.write(rec)
+            self._ack_seed = bytes(rec[-4:])
         except OSError as e:
             return E_FULL if _nospace(e) else E_IO
+        ix.ack(game_no)
+        return OK
+
+    def delete(self, g):
+        """Remove game ``g`` at the PC's request: OK, E_NO_GAME (not kept), E_PACKED (a
+        packed game leaves with its pack, once every game in it is acknowledged) or
+        E_IN_PROGRESS (the game being played)."""
+        if g == self.game_no:
+            return E_IN_PROGRESS
+        ix = self._index()
+        i = ix.find(g)
+        if i < 0:
+            return E_NO_GAME
+        if ix.at[i]:
+            return E_PACKED
+        try:
+            os.remove(self._live(g))
+        except OSError:
+            pass  # already gone: the index follows the flash
+        ix.drop(lambda k: ix.no[k] != g)
+        return OK
 
     def evict(self, need_bytes):
         """Remove acked games, oldest first, until ``need_bytes`` are freed; the bytes freed.
 
         A pack goes only when every game in it is acked; an acked live file only if it is not
-        the game in progress. Unacked games are never removed.
+        the game in progress. Unacked games are never removed. The acks of the games removed
+        are dropped from the acks file (it would grow with every game ever played).
         """
-        acked = self.acked()
+        ix = self._index()
+        packs = {}  # pack number -> [first game, last game, all acked], one pass of the index
+        for i in range(ix.count):
+            k = ix.at[i] >> 16
+            if k:
+                seen = packs.get(k)
+                if seen is None:
+                    packs[k] = seen = [ix.no[i], 0, True]
+                seen[1] = ix.no[i]
+                seen[2] = seen[2] and bool(ix.nf[i] & ACKED)
+        gone = []
         freed = 0
         for k in self._names("p", ".tgp"):
             if freed >= need_bytes:
                 break
-            entries = self._entries(k)
-            if entries and all(g in acked for g, _, _ in entries):
+            seen = packs.get(k)
+            if seen and seen[2]:
                 size = _size(self._pack(k))
                 os.remove(self._pack(k))
+                gone.append(k)
                 freed += (size + _BLOCK - 1) // _BLOCK * _BLOCK
-                self.log(
-                    "journal: evicted pack %d (games %d-%d)" % (k, entries[0][0], entries[-1][0])
-                )
+                self.log("journal: evicted pack %d (games %d-%d)" % (k, seen[0], seen[1]))
         for g in self._names("g", ".tgj"):
             if freed >= need_bytes:
                 break
-            if g in acked and g != self.game_no:
+            i = ix.find(g)
+            if i >= 0 and not ix.at[i] and ix.nf[i] & ACKED and g != self.game_no:
                 size = _size(self._live(g))
                 os.remove(self._live(g))
                 freed += (size + _BLOCK - 1) // _BLOCK * _BLOCK
                 self.log("journal: evicted game %d" % g)
+                gone.append(-g)
+        if gone:
+            ix.drop(lambda i: not (ix.at[i] >> 16 in gone or -ix.no[i] in gone))
+            self._compact_acks()
         return freed
 
-    # -- listing for the PC link ----------------------------------------------------------
+    def _compact_acks(self):
+        # Rewrite the acks file with the acks of the games still kept (atomically).
+        ix = self._ix
+        bodies = []
+        for i in range(ix.count):
+            if ix.nf[i] & ACKED:
+                t, payload = R.encode((R.ACK, ix.no[i]))
+                bodies.append(bytes([len(payload), t]) + payload)
+        data = R.build(bodies)
+        self._ack_seed = None
+        try:
+            write_atomic(self.root + "/acks.tgj", data)
+        except OSError as e:  # the old file stays: it holds these acks and more
+            self.log("journal: acks not compacted: %r" % (e,))
+            return
+        self._ack_seed = bytes(data[-4:])
 
-    def games(self):
-        """Every game kept: [(game_no, size_bytes, finished, acked)], by game number."""
-        acked = self.acked()
+    # -- the PC link ----------------------------------------------------------------------
+
+    def games(self, after=0, limit=-1):
+        """The games kept numbered above ``after``, at most ``limit`` of them (-1: all):
+        ``[(game_no, size_bytes, finished, acked)]`` by game number. From the index: a live
+        file's size is read (``os.stat``), nothing else touches the flash, and the time and
+        memory grow with the games returned, not with the games kept."""
+        ix = self._index()
         out = []
-        for k in self._names("p", ".tgp"):
-            for g, _, n in self._entries(k):
-                out.append((g, n, True, g in acked))
-        for g in self._names("g", ".tgj"):
-            recs = self.records(g)
-            done = bool(recs) and recs[-1][0] == R.RESULT
-            out.append((g, _size(self._live(g)), done, g in acked))
-        out.sort()
+        i = ix.after(after)
+        while i < ix.count and len(out) != limit:
+            g = ix.no[i]
+            at = ix.at[i]
+            nf = ix.nf[i]
+            size = nf >> 2 if at else _size(self._live(g))
+            if size >= 0:  # a live file removed behind the journal's back is not listed
+                out.append((g, size, bool(nf & FINISHED), bool(nf & ACKED)))
+            i += 1
         return out
 
-    def read(self, game_no):
-        """The stored bytes of a game: its pack blob, or its live file; None if not kept."""
-        path = self._live(game_no)
-        data = read_file(path)
-        if data is not None:
-            return data
-        at = self._find(game_no)
-        if at is None:
+    def state(self, game_no):
+        """``(finished, acked)`` of a game kept, or None."""
+        ix = self._index()
+        i = ix.find(game_no)
+        if i < 0 or (not ix.at[i] and _size(self._live(game_no)) < 0):
             return None
-        k, p, n = at
-        with open(self._pack(k), "rb") as f:
-            f.seek(p + 4)
-            return f.read(n)
+        nf = ix.nf[i]
+        return bool(nf & FINISHED), bool(nf & ACKED)
+
+    def locate(self, game_no):
+        """``(place, size)`` of a game kept, or None: ``place`` 0 for a live file (its bytes
+        change as it grows), else where its entry is (the same place, the same bytes)."""
+        ix = self._index()
+        i = ix.find(game_no)
+        if i < 0:
+            return None
+        at = ix.at[i]
+        size = ix.nf[i] >> 2 if at else _size(self._live(game_no))
+        return None if size < 0 else (at, size)
+
+    def read(self, game_no, offset=0, length=-1):
+        """The stored bytes of a game: its pack blob, or its live file; None if not kept.
+
+        With ``offset``/``length``, only those bytes (read from the flash alone). The whole
+        blob is checked against its pack entry's CRC: a damaged entry reads as None."""
+        ix = self._index()
+        i = ix.find(game_no)
+        if i < 0:
+            return None
+        at = ix.at[i]
+        if not at:
+            data = read_file(self._live(game_no))
+            if data is None or (offset == 0 and length < 0):
+                return data
+            return data[offset : offset + length if length >= 0 else len(data)]
+        n = ix.nf[i] >> 2
+        p = at & 0xFFFF
+        try:
+            with open(self._pack(at >> 16), "rb") as f:
+                if offset or length >= 0:
+                    f.seek(p + 4 + offset)
+                    return f.read(max(0, min(length if length >= 0 else n, n - offset)))
+                f.seek(p - 4)
+                raw = f.read(n + 12)
+        except OSError as e:
+            self.log("journal: game %d unreadable: %r" % (game_no, e))
+            return None
+        if len(raw) < n + 12 or not R.entry_ok(raw, 4, n):
+            self.log("journal: game %d: pack entry damaged" % game_no)
+            return None
+        return raw[8 : 8 + n]
 
     def records(self, game_no):
         """A game's decoded records (the header first), from either form; [] if not kept."""
-        data = read_file(self._live(game_no))
-        if data is not None:
-            return [rec for _, _, rec in R.scan(data, R.MAGIC, self.log)]
-        blob = self.read(game_no)
-        if blob is None:
+        loc = self.locate(game_no)
+        data = self.read(game_no)
+        if data is None:
             return []
+        if loc is not None and not loc[0]:
+            return [rec for _, _, rec in R.scan(data, R.MAGIC, self.log)]
         try:
-            return R.unpack(blob)[1]
+            return R.unpack(data)[1]
         except R.Bad as e:
             self.log("journal: game %d: packed entry unreadable (%s)" % (game_no, e))
             return []

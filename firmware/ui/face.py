@@ -270,7 +270,7 @@ class HT1621Face:
         colon = False
         i = n - 1
         while i >= 0 and cell >= 0:
-            c = buf[i]
+            c = _code(buf[i])
             if c == 46:  # '.'
                 point = True
             elif c == 58:  # ':'
@@ -327,24 +327,33 @@ class HT1621Face:
             k += 1
         return self._flush()
 
+    @micropython.native
     def show_text(self, line, small=b"", flags=0, more=""):
         """A short line (menus, arbiter, what the referee says) in the big cells; ``small``
         (up to 3 characters: a point such as ``Q16``, a count) in the move cells; ``flags``
         (a Face's flag bits) light their indicators, so the arbiter's mark stays on. ``more``
-        (words for a display with room) has no place on this glass."""
-        if isinstance(line, str):
-            line = line.encode()
-        if isinstance(small, str):
-            small = small.encode()
+        (words for a display with room) has no place on this glass. ``str`` or bytes alike,
+        read in place: nothing is allocated (the app redraws a notice on every pass)."""
         self._clear()
         self._line(line, len(line))
-        cell = CELL_MOVE + 3 - len(small) if len(small) < 3 else CELL_MOVE
-        for i in range(min(3, len(small))):
-            self._cell(cell + i, glyph(small[i]))
-        for k in range(6):
+        n = len(small)
+        cell = CELL_MOVE + 3 - n if n < 3 else CELL_MOVE
+        i = 0
+        while i < n and i < 3:
+            self._cell(cell + i, glyph(_code(small[i])))
+            i += 1
+        k = 0
+        while k < 6:
             if flags & (1 << k):
                 self._seg(IND_RUN + k)
+            k += 1
         return self._flush()
+
+
+@micropython.native
+def _code(c):
+    # A character of a str (a one-character str) or of bytes (an int) as its code.
+    return c if isinstance(c, int) else ord(c)
 
 
 # ---- the SSD1306 OLED ------------------------------------------------------------------------
@@ -525,8 +534,8 @@ class SSD1306Face:
         display already shows."""
         if isinstance(line, str):
             line = line.encode()
-        if isinstance(small, bytes):
-            small = small.decode()
+        if not isinstance(small, str):  # bytes, or the app's text written in place
+            small = bytes(small).decode()
         key = (bytes(line), small, flags, more)
         if key == self.last_text:
             return False

@@ -9,9 +9,12 @@ tells a fault (``buzzer.REFUSE``: the player must act) from news (``buzzer.KEY``
 board restored, the count). Chinese words stay in the log (firmware/referee/incidents.py) and
 on the PC: the faces have no glyphs for them.
 
-Nothing here runs on the clock's path: an incident is rare, and these build small strings.
+The app says incidents from its pass, which allocates nothing: ``word``, ``more`` and
+``small_into`` give constant strings and write the point into a buffer; ``incident`` builds
+the whole text for the PC and the tests.
 """
 
+import micropython
 from micropython import const
 
 from firmware.referee import incidents as inc
@@ -52,9 +55,12 @@ _SAY = {
     inc.NOT_CLEAR: ("CLEAR", BOTH, True, "clear the board to start"),
 }
 
+_UNKNOWN = ("?", BOTH, True, "an incident")
+
 # Go's reasons for an illegal point (go_board: OFF_BOARD 1, OCCUPIED 2, KO 3, SUICIDE 4,
-# SUPERKO 5): the word the player needs instead of "illegal".
-_GO_ILLEGAL = ("ILLEGL", "OFF", "TAKEN", "KO", "SUICID", "REPEAT")
+# SUPERKO 5, FULL 6): the word the player needs instead of "illegal". FULL is a game past
+# the 1,024 plies the board records: the arbiter decides (the game is kept up to there).
+_GO_ILLEGAL = ("ILLEGL", "OFF", "TAKEN", "KO", "SUICID", "REPEAT", "FULL")
 _GO_ILLEGAL_MORE = (
     "not a legal point",
     "off the board",
@@ -62,6 +68,7 @@ _GO_ILLEGAL_MORE = (
     "ko: play elsewhere first",
     "suicide is not allowed",
     "the position repeats",
+    "the record is full: call the arbiter",
 )
 
 
@@ -92,23 +99,70 @@ def point_name(p, gomoku):
     return columns[p & 31] + str((p >> 5) + 1)
 
 
+def _go_reason(kind, detail, gomoku):
+    # The Go rules' reason an illegal point carries (0: none, or not Go's).
+    if kind == inc.ILLEGAL and not gomoku and isinstance(detail, int):
+        return detail if 0 < detail < len(_GO_ILLEGAL) else 0
+    return 0
+
+
+def word(kind, detail, gomoku):
+    """The word in the big cells for an incident: Go's illegal points say why (KO ...)."""
+    reason = _go_reason(kind, detail, gomoku)
+    return _GO_ILLEGAL[reason] if reason else _SAY.get(kind, _UNKNOWN)[0]
+
+
+def more(kind, detail, gomoku):
+    """The longer line for a display with room, without what the points add (``incident``)."""
+    reason = _go_reason(kind, detail, gomoku)
+    return _GO_ILLEGAL_MORE[reason] if reason else _SAY.get(kind, _UNKNOWN)[3]
+
+
+@micropython.native
+def small_into(buf, kind, npoints, first, gomoku):
+    """The small cells' text of an incident with ``npoints`` points, the first ``first``
+    (a point code), as ASCII into ``buf`` (3 bytes); its length. Allocates nothing: the app
+    says incidents from its pass."""
+    if kind == inc.OFFERS or kind == inc.NOT_CLEAR:
+        return digits_into(buf, npoints) if npoints else 0
+    if not npoints:
+        return 0
+    columns = GOMOKU_COLUMNS if gomoku else GO_COLUMNS
+    buf[0] = ord(columns[first & 31])
+    return 1 + digits_into(buf, (first >> 5) + 1, 1)
+
+
+@micropython.native
+def digits_into(buf, v, at=0):
+    """``v`` in decimal (999 at most: three cells) as ASCII into ``buf`` from ``at``; how
+    many digits."""
+    if v > 999:
+        v = 999
+    k = 3 if v >= 100 else 2 if v >= 10 else 1
+    i = at + k - 1
+    while i >= at:
+        buf[i] = 48 + v % 10
+        v //= 10
+        i -= 1
+    return k
+
+
 def incident(kind, points, detail, gomoku):
     """``(word, small, more)`` for the faces: the word in the big cells, the first point (or
-    a count) in the small ones, a longer line for a display with room."""
-    word, _, _, more = _SAY.get(kind, ("?", BOTH, True, "incident %d" % kind))
-    if kind == inc.ILLEGAL and not gomoku and isinstance(detail, int) and 0 < detail < 6:
-        word = _GO_ILLEGAL[detail]
-        more = _GO_ILLEGAL_MORE[detail]
-    small = ""
-    if kind == inc.OFFERS or kind == inc.NOT_CLEAR:
-        small = str(len(points)) if points else ""
-    elif points:
-        small = point_name(points[0], gomoku)
+    a count) in the small ones, a longer line for a display with room (what the points add
+    included: builds strings, for the PC and the tests; the app uses ``word``, ``more`` and
+    ``small_into``)."""
+    w = word(kind, detail, gomoku)
+    m = more(kind, detail, gomoku) if kind in _SAY else "incident %d" % kind
+    buf = bytearray(3)
+    small = bytes(buf[: small_into(buf, kind, len(points), points[0] if points else 0, gomoku)])
+    small = small.decode()
+    if points and kind != inc.OFFERS and kind != inc.NOT_CLEAR:
         if len(points) > 1:
-            more += " (%d points)" % len(points)
+            m += " (%d points)" % len(points)
         if kind == inc.MOVED_NEW:  # the first point, where the stone must go back
-            more = "put it back on " + small
-    return word, small, more
+            m = "put it back on " + small
+    return w, small, m
 
 
 def margin_text(margin4):
