@@ -15,7 +15,8 @@ In short:
    timed alone, the fastest of the passes;
 3. ``forbidden_points()``, the full scan, on the same positions;
 4. memory: bytes through the allocator per check (``micropython.mem_total()``), a
-   ``heap_lock`` run, what a full scan allocates for its result;
+   ``heap_lock`` run, what a full scan allocates for its result, and per ``Gomoku.play`` of
+   seeded random games (``firmware/rules/gomoku.py``: stones, passes, fives, fouls);
 5. a summary against the RP2040 targets;
 6. (printed before 5) a seeded, deterministic search for the position whose check calls the
    judge most, and that check's first call beside its best, with the searched-for positions'
@@ -42,6 +43,7 @@ from bench.bench_go import (
     ticks_us,
     verdict,
 )
+from firmware.rules.gomoku import CLAIM, CLAIM_AUTO, Gomoku
 from firmware.rules.gomoku_board import FORBIDDEN_NAMES, GomokuBoard
 from tests.support import Rng
 from tests.test_gomoku_alloc import NASTY, parse
@@ -515,7 +517,47 @@ def report_scan(positions, checks, r, scale):
         )
 
 
-def report_memory(mem):
+GAMES_SEED = 2002
+GAMES = 12  # random games in each claim mode
+
+
+def bench_game_bytes():
+    """Bytes through the allocator per ``Gomoku.play`` over seeded random Renju games in auto
+    and claim mode, each move counted alone after the game is made: ``(calls, bytes, worst
+    call, [stones, passes, fives, fouls])``; None where the runtime cannot say."""
+    if not hasattr(micropython, "mem_total"):
+        return None
+    rng = Rng(GAMES_SEED)
+    calls = through = worst = 0
+    seen = [0, 0, 0, 0]  # stones, passes, games ended by a five, black fouls
+    for claims in (CLAIM_AUTO, CLAIM):
+        for _ in range(GAMES):
+            g = Gomoku(claims=claims)
+            while not g.over() and g.ply < SIZE * SIZE:
+                c = g.to_move
+                x = y = None
+                if g.ply < 5 or rng.below(20):
+                    x = 4 + rng.below(7)  # near the centre, where the shapes meet
+                    y = 4 + rng.below(7)
+                    while g.board.color_at(x, y):
+                        x = rng.below(SIZE)
+                        y = rng.below(SIZE)
+                logged = len(g.incidents)
+                before = micropython.mem_total()
+                r = g.play(c, x, y)
+                used = micropython.mem_total() - before
+                calls += 1
+                through += used
+                worst = max(worst, used)
+                if r == 0:
+                    seen[0 if x is not None else 1] += 1
+                if len(g.incidents) > logged and g.incidents[-1][0] == "foul":
+                    seen[3] += 1
+            seen[2] += g.reason == 1  # WIN_FIVE
+    return calls, through, worst, seen
+
+
+def report_memory(mem, game_bytes):
     section("4. Memory")
     through, count, locked, scan_bytes = mem
     name = sys.implementation.name
@@ -535,6 +577,16 @@ def report_memory(mem):
         print(
             "  forbidden_points(): %d bytes for a result of %d points (its list and tuples)"
             % scan_bytes
+        )
+    if game_bytes is not None:
+        calls, through, worst, seen = game_bytes
+        print(
+            "  Gomoku.play: %d bytes through the allocator in %d calls of %d random games"
+            " (worst call %d B)" % (through, calls, 2 * GAMES, worst)
+        )
+        print(
+            "              %d stones, %d passes, %d games won by a five, %d black fouls;"
+            " auto and claim mode" % tuple(seen)
         )
 
 
@@ -642,6 +694,7 @@ def main():
         checks.run_pass(cal)
     r = checks.result()
     mem = bench_memory(positions)
+    game_bytes = bench_game_bytes()
     t0 = ticks_us()
     found = search(opts["tries"])
     took_ms = ticks_diff(ticks_us(), t0) // 1000
@@ -652,7 +705,7 @@ def main():
     report_calibration(cal, overhead, start_us, "check", "DESIGN.md section 3, bench_go's loop")
     report_checks(positions, checks, r, scale, opts["passes"])
     report_scan(positions, checks, r, scale)
-    report_memory(mem)
+    report_memory(mem, game_bytes)
     worst = report_search(found, fixed, scale, opts["passes"], opts["tries"], took_ms)
     report_summary(cal, r, mem, worst)
 

@@ -392,3 +392,120 @@ def test_judging_does_not_even_borrow_heap_memory():
         assert used == 0, (name, used)
         assert kinds[empties.index(mark)] == kind, name
         assert (black, white) == expected, name
+
+
+# ---- the game (rules/gomoku.py): a move allocates nothing --------------------------------------
+
+
+def _bytes(game, c, x, y):
+    # (bytes through the allocator while ``game.play`` ran, its result); the legal() asked
+    # first must allocate nothing either. Only the two calls are inside the counts.
+    before = micropython.mem_total()
+    asked = game.legal(c, x, y) if x is not None else 0
+    used = micropython.mem_total() - before
+    before = micropython.mem_total()
+    r = game.play(c, x, y)
+    used += micropython.mem_total() - before
+    assert asked == r or asked == 0, (asked, r)
+    return used, r
+
+
+def _scripts():
+    # (name, game, [(colour, x, y) ...]): every kind of move a game makes, each script from
+    # its own position. A five, a foul in auto mode, and the end they bring; passes; a foul
+    # in claim mode, its lapse, an overline kept claimable, a five kept for a claim.
+    from firmware.rules.gomoku import CLAIM, STANDARD, Gomoku
+    from tests.diagrams import gomoku_from, marked
+    from tests.test_gomoku_rules import DOUBLE_THREE_AT_E6, ROW_OF_FOUR, ROW_OF_SIX, v
+
+    free = [
+        (BLACK if i % 2 == 0 else WHITE,) + v(m) for i, m in enumerate("H8 H9 I9 G8 J10".split())
+    ]
+    free += [(WHITE, None, None), (BLACK,) + v("K11"), (WHITE,) + v("A1")]
+    free += [(BLACK, None, None), (WHITE,) + v("A2"), (BLACK,) + v("L12")]  # the five
+    e6 = v("E6", 11)
+    return (
+        ("a game to a five, passes in it", Gomoku(), free),
+        ("a double-three, auto", gomoku_from(DOUBLE_THREE_AT_E6), [(BLACK,) + e6]),
+        ("an overline, auto", gomoku_from(ROW_OF_SIX), [(BLACK,) + marked(ROW_OF_FOUR)]),
+        (
+            "a double-three, claim mode, then White plays on",
+            gomoku_from(DOUBLE_THREE_AT_E6, claims=CLAIM),
+            [(BLACK,) + e6, (WHITE,) + v("K1", 11), (BLACK,) + v("A1", 11)],
+        ),
+        (
+            "an overline, claim mode",
+            gomoku_from(ROW_OF_SIX, claims=CLAIM),
+            [(BLACK,) + marked(ROW_OF_FOUR), (WHITE, 0, 0), (BLACK, 8, 8)],
+        ),
+        (
+            "a five, claim mode",
+            gomoku_from(ROW_OF_FOUR, STANDARD, claims=CLAIM),
+            [(BLACK,) + marked(ROW_OF_FOUR), (WHITE, 0, 0)],
+        ),
+    )
+
+
+def test_a_move_of_the_game_allocates_nothing():
+    # Gomoku.play and legal, after the game is made: ordinary stones, passes, a five, a
+    # forbidden move in auto mode (the game ends) and in claim mode (kept for the claim, then
+    # lapsed), the incidents they log; then claims and a draw offer. The result's words
+    # (result_text) are made when asked, once a game.
+    if not hasattr(micropython, "mem_total"):
+        skip("micropython.mem_total() is in MicroPython builds with memory statistics")
+    from firmware.rules.gomoku import DOUBLE_THREE, NOTHING_TO_CLAIM, OK, WIN_FIVE, WIN_FOUL
+
+    scripts = _scripts()
+    for name, game, moves in scripts:
+        for c, x, y in moves:
+            used, r = _bytes(game, c, x, y)
+            assert r == OK, (name, c, x, y, r)
+            assert used == 0, (name, c, x, y, used)
+    games = [g for _, g, _ in scripts]
+    # The claims that end the claim-mode games, a false one first, and a draw offer.
+    for game, c, want in (
+        (games[3], WHITE, NOTHING_TO_CLAIM),
+        (games[4], WHITE, OK),
+        (games[5], BLACK, OK),
+    ):
+        before = micropython.mem_total()
+        r = game.claim(c)
+        used = micropython.mem_total() - before
+        assert (r, used) == (want, 0), game.incidents
+    before = micropython.mem_total()
+    r = games[3].offer_draw(BLACK)  # right after its own move: a regular offer
+    assert (r, micropython.mem_total() - before) == (OK, 0)
+    assert (games[0].winner, games[0].reason, games[0].ply) == (BLACK, WIN_FIVE, 11)
+    assert (games[1].winner, games[1].reason, games[1].foul) == (WHITE, WIN_FOUL, DOUBLE_THREE)
+    assert (games[2].winner, games[2].reason, games[2].foul) == (WHITE, WIN_FOUL, OVERLINE)
+    kinds = [i[0] for i in games[3].incidents]
+    assert kinds == ["foul", "lapsed", "false claim", "draw offer"] and not games[3].over()
+    assert (games[4].winner, games[4].foul) == (WHITE, OVERLINE)
+    assert (games[5].winner, games[5].reason) == (BLACK, WIN_FIVE)
+    assert [i[0] for i in games[0].incidents] == ["pass", "pass"]
+
+
+def test_a_move_of_the_game_runs_with_the_heap_locked():
+    # The same scripts under heap_lock (a MemoryError would mean a move needs the heap); on
+    # CPython the lock does nothing and this checks the verdicts only.
+    from firmware.rules.gomoku import WIN_FIVE, WIN_FOUL
+
+    scripts = _scripts()
+    games = tuple(g for _, g, _ in scripts)
+    moves = tuple(tuple(m) for _, _, m in scripts)
+    results = bytearray(32)
+    count = sum(len(m) for m in moves)
+
+    @micropython.native  # as bytecode the script's own frame would be borrowed from the heap
+    def script():
+        k = 0
+        for i in range(len(games)):
+            g = games[i]
+            for c, x, y in moves[i]:
+                results[k] = g.play(c, x, y)
+                k += 1
+
+    assert locked(script) is None
+    assert count == 21 and bytes(results) == bytes(32)  # every move OK
+    assert (games[0].winner, games[0].reason) == (BLACK, WIN_FIVE)
+    assert (games[2].winner, games[2].reason) == (WHITE, WIN_FOUL)

@@ -17,11 +17,14 @@ from firmware.rules.gomoku import (
     DRAW_PASSES,
     FREESTYLE,
     GAME_OVER,
+    I_DRAW_DECLINED,
     I_DRAW_OFFER,
     I_DRAW_OFFER_IRREGULAR,
     I_FALSE_CLAIM,
     I_FOUL,
     I_LAPSED,
+    I_OFFERS,
+    I_PASS,
     I_SWAP,
     NO_OFFER_COUNT,
     NO_PASS_YET,
@@ -35,6 +38,7 @@ from firmware.rules.gomoku import (
     OFFERS_NEEDED,
     OK,
     OPENING_DESIGNATED,
+    PASS,
     RENJU,
     SAME_SHAPE,
     STANDARD,
@@ -724,6 +728,53 @@ def test_undo_replays_everything_but_the_last_event():
     assert game.ply == 0
 
 
+def test_the_incidents_keep_every_detail_in_order():
+    # Each kind with its ply, point and detail, as an arbiter reads them; undo takes the
+    # last event's incidents back and nothing else.
+    game = gomoku_from(DOUBLE_THREE_AT_E6, claims=CLAIM)
+    e6 = point(*v("E6", 11))
+    game.play(BLACK, *v("E6", 11))
+    game.offer_draw(BLACK)
+    game.play(WHITE, *v("K1", 11))
+    game.play(BLACK, None, None)
+    game.claim(WHITE)
+    want = [
+        (I_FOUL, 1, e6, DOUBLE_THREE),
+        (I_DRAW_OFFER, 1, PASS, BLACK),
+        (I_LAPSED, 1, e6, DOUBLE_THREE),
+        (I_DRAW_DECLINED, 1, PASS, WHITE),
+        (I_PASS, 3, PASS, BLACK),
+        (I_FALSE_CLAIM, 3, PASS, WHITE),
+    ]
+    assert game.incidents == want
+    game.undo()
+    assert game.incidents == want[:5]
+    assert game.claimable is None and game.ply == 3
+
+
+def test_a_game_past_its_rooms_goes_on():
+    # The moves, the events and the incident log are made with room for a full board and a
+    # few more; a game that needs more (here: a hundred draw offers on a 5x5 board, and every
+    # pass the rules allow) grows them and loses nothing.
+    game = Gomoku(STANDARD, size=5)
+    for i, p in enumerate(((0, 0), (4, 4), (0, 2), (4, 2), (2, 0))):
+        assert game.play(BLACK if i % 2 == 0 else WHITE, *p) == OK
+    for k in range(100):
+        assert game.offer_draw(WHITE if k % 2 else BLACK) == OK
+    assert len(game.incidents) == 100
+    moves = 5
+    for x, y in ((1, 4), (3, 0), (1, 1), (3, 3), (2, 4)):
+        assert game.play(game.to_move, None, None) == OK
+        assert game.play(game.to_move, x, y) == OK
+        moves += 2
+    assert game.ply == moves and game.incidents[-1][0] == I_PASS
+    kinds = [i[0] for i in game.incidents]
+    assert kinds.count(I_PASS) == 5 and kinds.count(I_DRAW_DECLINED) == 1  # Black's stone
+    assert len(kinds) == 106 and game.incidents[0] == (I_DRAW_OFFER, 5, PASS, BLACK)
+    assert game.undo() and game.ply == moves - 1 and len(game.incidents) == 106
+    assert game.offer_draw(BLACK) == OK and len(game.events) == 5 + 100 + 9 + 1
+
+
 # ---- the designated opening (第三条2, 第二条9-10, 第六条1) ------------------------------
 
 
@@ -776,6 +827,8 @@ def test_fifth_move_offers():
     assert game.board.color_at(*v("K6")) == BLACK
     assert game.board.color_at(*v("J10")) == 0
     assert game.ply == 5 and game.to_move == WHITE
+    offers = (point(*v("J10")), point(*v("K6")))
+    assert game.incidents[-1] == (I_OFFERS, 5, PASS, offers)  # the points, as offered
 
 
 def test_mirror_image_offers_are_refused():

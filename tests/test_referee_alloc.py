@@ -159,9 +159,9 @@ def test_the_log_drops_the_oldest_by_count_and_by_points():
 
 
 def test_a_renju_game_seen_in_its_window_allocates_nothing():
-    # Renju's 15x15 in the middle of the 19x19 grid: the window's crop and its look, a
-    # stray stone outside it. (The press is not counted: Gomoku's own legal() and play(),
-    # rules/gomoku.py, allocate a few hundred bytes a move, which is the rules' to remove.)
+    # Renju's 15x15 in the middle of the 19x19 grid: the window's crop and its look, each
+    # press (the rules' legal() and play() and the forbidden-move judge included), a stray
+    # stone outside the window.
     game = Gomoku(RENJU)
     ref = Referee(game, grid=19)
     ref.see(bytearray(361), 0)
@@ -170,15 +170,81 @@ def test_a_renju_game_seen_in_its_window_allocates_nothing():
     stray[0] = BLACK
     colour = BLACK
     looked = 0
+    pressed = 0
+    got = bytearray(1)
+
+    def press():
+        got[0] = ref.press(colour, 2)
+
     for x, y in ((9, 9), (10, 9), (9, 10), (10, 10), (8, 8), (11, 11)):
         state[y * 19 + x] = colour
         looked += _allocated(lambda: ref.see(state, 1))
-        assert ref.press(colour, 2) == ACCEPTED
+        pressed += _allocated(press)
+        assert got[0] == ACCEPTED
         colour = 3 - colour
     for k in range(361):
         stray[k] = state[k] or stray[k]
     looked += _allocated(lambda: ref.see(stray, 3))
-    assert looked == 0 and game.ply == 6 and ref.outside == 1
+    assert looked == 0 and pressed == 0 and game.ply == 6 and ref.outside == 1
+
+
+def _renju(claims, moves):
+    # A Renju game through the referee on the 19x19 grid: for each (colour, game x, game y)
+    # (x None: a press with no new stone, a pass) the boards it will see, prepared; the
+    # script sees each and presses; its results, in place.
+    game = Gomoku(RENJU, claims=claims)
+    ref = Referee(game, grid=19)
+    m = ref.margin
+    ref.see(bytearray(361), 0)
+    boards = []
+    state = bytearray(361)
+    for _, x, y in moves:
+        if x is not None:
+            state[(y + m) * 19 + x + m] = BLACK if len(boards) % 2 == 0 else WHITE
+        boards.append(bytearray(state))
+    sides = bytes(c for c, _, _ in moves)
+    results = bytearray(len(moves))
+
+    @micropython.native  # as bytecode the script's own frame would be borrowed from the heap
+    def script():
+        k = 0
+        while k < len(sides):
+            ref.see(boards[k], 10 * k + 1)
+            results[k] = ref.press(sides[k], 10 * k + 2)
+            k += 1
+
+    return game, ref, script, results
+
+
+# A free opening, White's pass (a press with no new stone), Black's pass, then Black's
+# diagonal H8-L12 made a five.
+_TO_A_FIVE = ((BLACK, 7, 7), (WHITE, 7, 8), (BLACK, 8, 8), (WHITE, 6, 7), (BLACK, 9, 9))
+_TO_A_FIVE += ((WHITE, None, None), (BLACK, 10, 10), (WHITE, 0, 0), (BLACK, None, None))
+_TO_A_FIVE += ((WHITE, 0, 1), (BLACK, 11, 11))
+# Black's double-three at H8 (G8 and I8, H7 and H9 down), White playing on in claim mode,
+# then White's claim lapsed and the game going on.
+_TO_A_FOUL = ((BLACK, 6, 7), (WHITE, 0, 0), (BLACK, 8, 7), (WHITE, 0, 2), (BLACK, 7, 6))
+_TO_A_FOUL += ((WHITE, 0, 4), (BLACK, 7, 8), (WHITE, 14, 14), (BLACK, 7, 7), (WHITE, 14, 0))
+_TO_A_FOUL += ((BLACK, 3, 3),)
+
+
+def test_a_renju_game_through_the_referee_allocates_nothing_per_press():
+    # Every see and press of two Renju games, passes, a five and a forbidden move in them.
+    from firmware.rules.gomoku import DOUBLE_THREE, I_FOUL, I_LAPSED, WIN_FIVE
+
+    for claims, moves in ((0, _TO_A_FIVE), (1, _TO_A_FOUL)):
+        game, ref, script, results = _renju(claims, moves)
+        assert locked(script) is None
+        assert bytes(results) == bytes([ACCEPTED] * len(moves)), (claims, list(results))
+        game, ref, script, results = _renju(claims, moves)
+        assert _allocated(script) == 0, claims
+        assert bytes(results) == bytes([ACCEPTED] * len(moves)), (claims, list(results))
+        if claims:
+            kinds = [i[0] for i in game.incidents]
+            assert kinds == [I_FOUL, I_LAPSED] and not game.over()
+            assert game.incidents[0][1:] == (9, 7 << 5 | 7, DOUBLE_THREE)
+        else:
+            assert (game.winner, game.reason, game.ply) == (BLACK, WIN_FIVE, 11)
 
 
 def test_a_corpus_game_on_the_simulated_grid_allocates_nothing_per_call():

@@ -695,8 +695,17 @@ class Referee:
     @micropython.native
     def _gomoku_steps(self, c):
         # Renju's fifth move: Black's N offers at its press, White's kept one at its press
-        # (五手N打, 002 第二条10). None when the press is an ordinary move. Once a game: its
-        # lists are allowed to allocate.
+        # (五手N打, 002 第二条10). None when the press is an ordinary move: told here, apart
+        # from ``_fifth``, whose comprehensions close over its locals and so make their cells
+        # on the heap at every call (32 B a press).
+        g = self.game
+        if (g.offered and c == WHITE) or (c == BLACK and g.wants_offers()):
+            return self._fifth(c)
+        return None
+
+    @micropython.native
+    def _fifth(self, c):
+        # The fifth move's press. Once a game: its lists are allowed to allocate.
         g = self.game
         n = self.n
         if g.offered and c == WHITE:  # White kept one offer and plays move 6 with this press

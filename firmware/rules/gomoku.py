@@ -8,11 +8,24 @@ claims of forbidden moves and fives (第十条1), and the incidents an arbiter w
 Every change of the game goes through ``_apply`` as one event, kept in ``events``, so that
 ``undo`` can replay the game without its last event: the opening procedure, the claims and
 the incidents all come back exactly as they were.
+
+A move allocates nothing (the referee judges it in the scan loop, where a collection would
+stop the clock too): an event is an int ``kind << 12 | arg << 10 | point`` (only the fifth-move
+offers, an adjudication and a setup, once a game each, are tuples); ``moves`` and ``events``
+are lists made with room for a full board and some passes, which MicroPython keeps when they
+are emptied in place; the incidents are packed ints in an array, and the few functions a move
+runs through are native, because a bytecode function with more than a few locals gets its
+frame from the heap on every call. The fifth-move offers and the designated opening's first
+three stones (the opening tables' look-ups) allocate, once a game.
 """
 
+from array import array
+
+import micropython
 from micropython import const
 
 from firmware.rules import renju_openings as openings
+from firmware.rules.bitboard import new_array
 from firmware.rules.coords import GOMOKU_COLUMNS, vertex
 from firmware.rules.gomoku_board import (
     BLACK,
@@ -98,7 +111,9 @@ REASONS = (
     "adjudicated",
 )
 
-# Incident kinds, as ``(kind, ply, point, detail)`` tuples in ``incidents``.
+# Incident kinds, as ``(kind, ply, point, detail)`` tuples in ``incidents``. Kept packed
+# (``_K_*``: the index in _KINDS) as ``k << 22 | ply << 12 | point << 2 | detail``, below
+# 2**30 so that on the RP2040 every one is a small int.
 I_FOUL = "foul"  # a forbidden black move (detail: its kind)
 I_FIVE = "five"  # a five made in claim mode, not yet claimed
 I_LAPSED = "lapsed"  # White played on: the claim of that foul is lost (第十条1(2))
@@ -112,6 +127,31 @@ I_DRAW_OFFER_IRREGULAR = (
 )
 I_DRAW_DECLINED = "draw declined"
 I_PASS = "pass"
+_KINDS = (
+    I_FOUL,
+    I_FIVE,
+    I_LAPSED,
+    I_CLAIM,
+    I_FALSE_CLAIM,
+    I_SWAP,
+    I_OFFERS,
+    I_DRAW_OFFER,
+    I_DRAW_OFFER_IRREGULAR,
+    I_DRAW_DECLINED,
+    I_PASS,
+)
+_K_FOUL = const(0)
+_K_FIVE = const(1)
+_K_LAPSED = const(2)
+_K_CLAIM = const(3)
+_K_FALSE_CLAIM = const(4)
+_K_SWAP = const(5)
+_K_OFFERS = const(6)  # its detail, the offered points, is kept as a tuple beside the log
+_K_DRAW_OFFER = const(7)
+_K_DRAW_OFFER_IRREGULAR = const(8)
+_K_DRAW_DECLINED = const(9)
+_K_PASS = const(10)
+_INCIDENT_ROOM = const(64)  # incidents before the log doubles: passes, fouls, draw offers
 
 PASS = const(1023)  # a point code no point has, as in go_board
 
@@ -125,6 +165,17 @@ _E_DRAW_OFFER = const(6)
 _E_DRAW_ANSWER = const(7)
 _E_RESIGN = const(8)
 _E_ADJUDICATE = const(9)
+# Events other than _E_OFFER and _E_ADJUDICATE are ints: ``kind << 12 | arg << 10 | point``.
+_EV = const(12)
+_ARG = const(10)
+
+
+def _room_list(n):
+    # An empty list with room for n items: MicroPython keeps a list's room when it is emptied
+    # by ``del a[:]``, so appending up to n items allocates nothing.
+    a = [0] * n
+    del a[:]
+    return a
 
 
 def point(x, y):
@@ -159,23 +210,31 @@ class Gomoku:
         self.opening = opening
         self.board = GomokuBoard(size)
         self.size = size
+        room = size * size + 16  # a full board's moves and 16 passes or other events
+        self.events = _room_list(room)
+        self.moves = _room_list(room)  # ``color << 10 | point`` (or PASS) of every move
+        self.overlines = _room_list(4)  # ``ply << 10 | point`` of black overlines (claim mode)
+        self._log = new_array("I", _INCIDENT_ROOM)  # the incidents, packed
+        self._claim = array("H", (0, 0, 0))  # what ``claimable`` shows: (ply, point, kind)
         self._reset(offers)
 
     def _reset(self, offers):
+        # Back to the empty board; the lists are emptied in place, so they keep their room.
         self.board.clear()
         self.offers = offers  # N of 五手N打, announced with a designated opening
-        self.events = []
-        self.moves = []  # ``color << 10 | point`` (or PASS) of every move that stands
+        del self.events[:]
+        del self.moves[:]
+        del self.overlines[:]
         self.to_move = BLACK
         self.winner = 0
         self.reason = 0
         self.foul = 0  # the forbidden kind when the game was won by a foul
-        self.incidents = []
+        self._nlog = 0  # incidents in ``_log``
+        self._offers_detail = ()  # the detail of the I_OFFERS incident
         self.swapped = False  # the players have exchanged colours (三手可交换)
         self.opening_index = -1  # which of the 26 openings, once Black 3 is down
         self.offered = []  # the fifth-move offers awaiting White's choice
         self.claimable = None  # (ply, point, kind) of the black foul White may still claim
-        self.overlines = []  # black overlines: claimable until the end (第十条1(2))
         self.fives = [0, 0, 0]  # per colour: the ply of an unclaimed five (claim mode), or 0
         self.draw_offer = 0  # the colour whose draw offer is open
         self.draw_offers = [0, 0, 0]  # how many each colour has made (第十条3(4))
@@ -193,6 +252,19 @@ class Gomoku:
         """True once the game has a result."""
         return self.winner != 0
 
+    @property
+    def incidents(self):
+        """``[(kind, ply, point, detail), ...]`` of what an arbiter would want kept, oldest
+        first (the ``I_*`` kinds); a new list of the packed log, made when asked."""
+        out = []
+        for i in range(self._nlog):
+            w = self._log[i]
+            k = w >> 22
+            detail = self._offers_detail if k == _K_OFFERS else w & 3
+            out.append((_KINDS[k], (w >> 12) & 1023, (w >> 2) & 1023, detail))
+        return out
+
+    @micropython.native
     def legal(self, c, x, y):
         """OK, or why colour ``c`` may not put a stone on ``(x, y)`` now.
 
@@ -231,17 +303,19 @@ class Gomoku:
 
     # ---- requests: each is one event --------------------------------------------------------
 
+    @micropython.native
     def play(self, c, x, y):
         """Colour ``c`` puts a stone on ``(x, y)`` (x None: pass); OK or why not."""
         if x is None:
-            return self._apply((_E_PASS, c))
-        if not (0 <= x < self.size and 0 <= y < self.size):
+            return self._apply(_E_PASS << _EV | c << _ARG)
+        n = self.size
+        if not (0 <= x < n and 0 <= y < n):
             return OFF_BOARD
-        return self._apply((_E_PLAY, c, point(x, y)))
+        return self._apply(_E_PLAY << _EV | c << _ARG | y << 5 | x)
 
     def swap(self):
         """White takes Black after Black 3 (三手可交换): the players exchange colours, once."""
-        return self._apply((_E_SWAP,))
+        return self._apply(_E_SWAP << _EV)
 
     def offer_fifth(self, points):
         """Black's N offers for move 5 (五手N打): ``[(x, y), ...]``; OK or why not."""
@@ -254,23 +328,23 @@ class Gomoku:
         """White keeps the offer on ``(x, y)`` as Black 5; the other offers are removed."""
         if not (0 <= x < self.size and 0 <= y < self.size):
             return NOT_OFFERED
-        return self._apply((_E_CHOOSE, point(x, y)))
+        return self._apply(_E_CHOOSE << _EV | point(x, y))
 
     def claim(self, c):
         """Colour ``c`` claims a win: its own unclaimed five, or (White) Black's forbidden move."""
-        return self._apply((_E_CLAIM, c))
+        return self._apply(_E_CLAIM << _EV | c << _ARG)
 
     def offer_draw(self, c):
         """Colour ``c`` proposes a draw (提和); recorded, irregular offers flagged."""
-        return self._apply((_E_DRAW_OFFER, c))
+        return self._apply(_E_DRAW_OFFER << _EV | c << _ARG)
 
     def answer_draw(self, accept):
         """The other player accepts (a draw) or declines the open draw offer."""
-        return self._apply((_E_DRAW_ANSWER, 1 if accept else 0))
+        return self._apply(_E_DRAW_ANSWER << _EV | (1 if accept else 0) << _ARG)
 
     def resign(self, c):
         """Colour ``c`` resigns."""
-        return self._apply((_E_RESIGN, c))
+        return self._apply(_E_RESIGN << _EV | c << _ARG)
 
     def adjudicate(self, winner, note=""):
         """An outside decision (timeout, arbiter): ``winner`` BLACK, WHITE or DRAW."""
@@ -299,11 +373,15 @@ class Gomoku:
 
     # ---- the referee ------------------------------------------------------------------------
 
+    @micropython.native
     def _apply(self, e):
-        kind = e[0]
-        if kind == "setup":
-            self.setup(e[1], e[2], e[3])
-            return OK
+        if isinstance(e, int):
+            kind = e >> _EV
+        else:
+            kind = e[0]
+            if kind == "setup":
+                self.setup(e[1], e[2], e[3])
+                return OK
         if self.winner and kind != _E_ADJUDICATE:
             return GAME_OVER
         handler = _HANDLERS[kind]
@@ -316,6 +394,7 @@ class Gomoku:
         # The number of the next move counting setup stones, for the opening rules.
         return self.setup_stones + len(self.moves) + 1
 
+    @micropython.native
     def _check_stone(self, c, x, y):
         n = self.size
         if not (0 <= x < n and 0 <= y < n):
@@ -349,11 +428,11 @@ class Gomoku:
             return OFFERS_NEEDED
         return OK
 
+    @micropython.native
     def _do_play(self, e):
-        c = e[1]
-        p = e[2]
-        x, y = xy(p)
-        r = self._check_stone(c, x, y)
+        c = (e >> _ARG) & 3
+        p = e & 1023
+        r = self._check_stone(c, p & 31, p >> 5)
         if r:
             return r
         self._stone(c, p)
@@ -362,18 +441,19 @@ class Gomoku:
             self.opening_index = openings.identify(b1, w2, b3, self.size)
         return OK
 
+    @micropython.native
     def _stone(self, c, p):
         # Puts the stone down and judges it: five, foul, full board.
         b = self.board
-        x, y = xy(p)
+        x = p & 31
+        y = p >> 5
         ply = len(self.moves) + 1
         kind = 0
         if c == BLACK and self.variant == RENJU:
             kind = b.forbidden(x, y)  # judged on the empty point, before the stone goes down
         if c == WHITE and self.claimable is not None:
             # 第十条1(2): White placed a stone instead of claiming; only overlines survive.
-            self.incidents.append((I_LAPSED,) + self.claimable)
-            self.claimable = None
+            self._lapse()
         self.draw_offer = self._decline_on_move(c)
         b.put(c, x, y)
         self.moves.append((c << 10) | p)
@@ -388,28 +468,53 @@ class Gomoku:
                 return
             if not self.fives[c]:
                 self.fives[c] = ply
-                self.incidents.append((I_FIVE, ply, p, c))
+                self._incident(_K_FIVE, ply, p, c)
         elif kind:
-            self.incidents.append((I_FOUL, ply, p, kind))
+            self._incident(_K_FOUL, ply, p, kind)
             if self.claims == CLAIM_AUTO:
                 self.foul = kind
                 self._end(WHITE, WIN_FOUL)
                 return
-            self.claimable = (ply, p, kind)
+            cl = self._claim
+            cl[0] = ply
+            cl[1] = p
+            cl[2] = kind
+            self.claimable = cl
             if kind == OVERLINE:
-                self.overlines.append((ply, p, kind))
+                self.overlines.append(ply << 10 | p)
         if b.full() and not self.winner:
             self._end(DRAW, DRAW_FULL)
+
+    @micropython.native
+    def _incident(self, k, ply, p, detail):
+        # Log incident kind ``_K_*`` k; the log doubles when full (a game of many passes or
+        # draw offers: the one call that allocates).
+        n = self._nlog
+        log = self._log
+        if n == len(log):
+            log = new_array("I", 2 * n)
+            for i in range(n):
+                log[i] = self._log[i]
+            self._log = log
+        log[n] = k << 22 | ply << 12 | p << 2 | detail
+        self._nlog = n + 1
+
+    def _lapse(self):
+        # White moved instead of claiming Black's foul: that claim is lost (logged).
+        cl = self.claimable
+        self._incident(_K_LAPSED, cl[0], cl[1], cl[2])
+        self.claimable = None
 
     def _decline_on_move(self, c):
         # 第十条3(2): a move by the other side declines an open draw offer.
         if self.draw_offer and self.draw_offer != c:
-            self.incidents.append((I_DRAW_DECLINED, len(self.moves), PASS, c))
+            self._incident(_K_DRAW_DECLINED, len(self.moves), PASS, c)
             return 0
         return self.draw_offer
 
+    @micropython.native
     def _do_pass(self, e):
-        c = e[1]
+        c = (e >> _ARG) & 3
         if c != self.to_move:
             return WRONG_TURN
         if self.offered:
@@ -417,12 +522,11 @@ class Gomoku:
         if self._move_number() <= 5:
             return NO_PASS_YET
         if c == WHITE and self.claimable is not None:
-            self.incidents.append((I_LAPSED,) + self.claimable)
-            self.claimable = None
+            self._lapse()
         self.draw_offer = self._decline_on_move(c)
         both = self.moves and self.moves[-1] & 1023 == PASS
         self.moves.append((c << 10) | PASS)
-        self.incidents.append((I_PASS, len(self.moves), PASS, c))
+        self._incident(_K_PASS, len(self.moves), PASS, c)
         self.to_move = WHITE if c == BLACK else BLACK
         if both:  # 第十条2(2): both gave up their move in the same round
             self._end(DRAW, DRAW_PASSES)
@@ -437,7 +541,7 @@ class Gomoku:
         ):
             return NO_SWAP_NOW
         self.swapped = True
-        self.incidents.append((I_SWAP, 3, PASS, 0))
+        self._incident(_K_SWAP, 3, PASS, 0)
         return OK
 
     def _do_offer(self, e):
@@ -461,45 +565,54 @@ class Gomoku:
             self.note = openings.check_offers(black, white, offers, size=self.size)[1]
             return SAME_SHAPE
         self.offered = list(pts)
-        self.incidents.append((I_OFFERS, 5, PASS, tuple(pts)))
+        self._offers_detail = tuple(pts)
+        self._incident(_K_OFFERS, 5, PASS, 0)
         if len(pts) == 1:
-            return self._do_choose((_E_CHOOSE, pts[0]))
+            return self._do_choose(_E_CHOOSE << _EV | pts[0])
         return OK
 
     def _do_choose(self, e):
-        p = e[1]
+        p = e & 1023
         if p not in self.offered:
             return NOT_OFFERED
         self.offered = []
         self._stone(BLACK, p)
         return OK
 
+    @micropython.native
     def _do_claim(self, e):
-        c = e[1]
+        c = (e >> _ARG) & 3
         ply = len(self.moves)
         if self.fives[c]:
-            self.incidents.append((I_CLAIM, ply, PASS, c))
+            self._incident(_K_CLAIM, ply, PASS, c)
             self._end(c, WIN_FIVE)
             return OK
         if c == WHITE:
-            foul = self.claimable or (self.overlines[0] if self.overlines else None)
-            if foul is not None:
-                self.incidents.append((I_CLAIM,) + foul)
-                self.foul = foul[2]
+            cl = self.claimable
+            if cl is not None:
+                self._incident(_K_CLAIM, cl[0], cl[1], cl[2])
+                self.foul = cl[2]
                 self._end(WHITE, WIN_FOUL)
                 return OK
-        self.incidents.append((I_FALSE_CLAIM, ply, PASS, c))
+            if self.overlines:
+                first = self.overlines[0]
+                self._incident(_K_CLAIM, first >> 10, first & 1023, OVERLINE)
+                self.foul = OVERLINE
+                self._end(WHITE, WIN_FOUL)
+                return OK
+        self._incident(_K_FALSE_CLAIM, ply, PASS, c)
         self.events.append(e)  # recorded although nothing changed: an arbiter wants it
         return NOTHING_TO_CLAIM
 
+    @micropython.native
     def _do_draw_offer(self, e):
-        c = e[1]
+        c = (e >> _ARG) & 3
         other = WHITE if c == BLACK else BLACK
         self.draw_offers[c] += 1
         # 第十条3(1): offer right after your own move; 3(4): at most two more than the other.
         irregular = self.to_move == c or self.draw_offers[c] > self.draw_offers[other] + 2
-        kind = I_DRAW_OFFER_IRREGULAR if irregular else I_DRAW_OFFER
-        self.incidents.append((kind, len(self.moves), PASS, c))
+        kind = _K_DRAW_OFFER_IRREGULAR if irregular else _K_DRAW_OFFER
+        self._incident(kind, len(self.moves), PASS, c)
         self.draw_offer = c
         return OK
 
@@ -508,14 +621,14 @@ class Gomoku:
             return NO_DRAW_OFFER
         answer_by = WHITE if self.draw_offer == BLACK else BLACK
         self.draw_offer = 0
-        if e[1]:
+        if (e >> _ARG) & 1:
             self._end(DRAW, DRAW_AGREED)
         else:
-            self.incidents.append((I_DRAW_DECLINED, len(self.moves), PASS, answer_by))
+            self._incident(_K_DRAW_DECLINED, len(self.moves), PASS, answer_by)
         return OK
 
     def _do_resign(self, e):
-        self._end(WHITE if e[1] == BLACK else BLACK, WIN_RESIGN)
+        self._end(WHITE if (e >> _ARG) & 3 == BLACK else BLACK, WIN_RESIGN)
         return OK
 
     def _do_adjudicate(self, e):
