@@ -355,8 +355,8 @@ def play_game(game, size, moves, tk, lo, hi):
     """Replay one game, timing each ``Game.play`` alone; each move's minimum goes to ``tk``.
 
     Returns (µs of all moves, µs of the moves on the board, moves on the board, refused moves,
-    index of the first refused move or -1, its reason, the slowest single timing). Between
-    its two clock readings there is nothing but the call of ``Game.play``.
+    index of the first refused move or -1, its reason, the slowest single timing, the index of
+    that move). Between its two clock readings there is nothing but the call of ``Game.play``.
     """
     game.clear(size)
     t_all = 0
@@ -366,6 +366,7 @@ def play_game(game, size, moves, tk, lo, hi):
     first = -1
     reason = 0
     slowest = 0
+    slowest_at = lo
     for i in range(lo, hi):
         m = moves[i]
         c = m >> 10
@@ -386,12 +387,13 @@ def play_game(game, size, moves, tk, lo, hi):
             tk[i] = dt
         if dt > slowest:
             slowest = dt
+            slowest_at = i
         if r:
             refused += 1
             if first < 0:
                 first = i
                 reason = r
-    return t_all, t_board, on_board, refused, first, reason, slowest
+    return t_all, t_board, on_board, refused, first, reason, slowest, slowest_at
 
 
 class ReplayBench:
@@ -424,7 +426,7 @@ class ReplayBench:
                 gc.collect()  # the same tidy heap for every game
                 cal.sample(1)
             moves, tk, lo, hi = corpus.span(g)
-            t_all, _, on_board, ref, first, reason, mx = play_game(
+            t_all, _, on_board, ref, first, reason, mx, _ = play_game(
                 self.game, corpus.size[g], moves, tk, lo, hi
             )
             if t_all < self.best[g]:
@@ -776,36 +778,6 @@ def encode(moves):
     return out
 
 
-def time_game(game, moves, tk):
-    """Replay ``moves`` (encoded) from an empty 19x19 board, each ``Game.play`` timed alone.
-
-    Each move's time goes to ``tk`` where it is lower; returns (refused moves, the slowest
-    timing of this replay, its ply).
-    """
-    game.clear(19)
-    refused = 0
-    slowest = (0, 0)
-    for i in range(len(moves)):
-        m = moves[i]
-        c = m >> 10
-        p = m & 1023
-        if p == PASS:
-            x = y = None
-        else:
-            x = p & 31
-            y = p >> 5
-        t0 = ticks_us()
-        r = game.play(c, x, y)
-        dt = ticks_diff(ticks_us(), t0)
-        if r:
-            refused += 1
-        if dt < tk[i]:
-            tk[i] = dt
-        if dt > slowest[0]:
-            slowest = (dt, i + 1)
-    return refused, slowest
-
-
 def timed(fn, a, b, c):
     """µs of one call ``fn(a, b, c)`` and its result."""
     t0 = ticks_us()
@@ -822,9 +794,10 @@ def bench_long_game(cal, runs):
     for _ in range(runs):
         gc.collect()
         cal.sample(1)
-        refused, slowest = time_game(game, moves, tk)
+        r = play_game(game, 19, moves, tk, 0, len(moves))
+        refused = r[3]
         if first is None:
-            first = slowest
+            first = (r[6], r[7] + 1)  # the first replay's slowest timing, and its ply
     # The move past the room: refused, and nothing changes.
     full_us = None
     for _ in range(runs):

@@ -649,7 +649,7 @@ def test_a_stalled_dma_chain_times_out():
         except OSError as e:
             waited = ticks.diff(ticks.now_ms(), t0)
             assert "no frame IRQ" in str(e)
-            assert 30 <= waited < 1000, waited
+            assert waited >= 30, waited  # not before its timeout (no upper bound: host time)
         else:
             raise AssertionError("a stalled scan_async returned")
         assert sc.stalls == 1

@@ -184,17 +184,9 @@ def test_answers_each_command_before_the_next_arrives(runtime):
             proc.stdin.write(command.encode() + b"\n")
             proc.stdin.flush()
             assert read_response(proc.stdout, timeout=30) == expected
-        proc.stdin.write(b"quit\n")
-        proc.stdin.flush()
-        assert read_response(proc.stdout, timeout=30) == "= \n\n"
-        assert proc.wait(timeout=30) == 0
+        _quit(proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        proc.stdin.close()
-        proc.stdout.close()
-        proc.stderr.close()
+        _reap(proc)
 
 
 # ---- tengen gtp, from any folder ---------------------------------------------------------------
@@ -291,14 +283,24 @@ def test_tengen_gtp_micropython_runs_the_unix_port(tmp_path):
             if mp and b"firmware.gtp" in cmdline:
                 engines.append(pid)
         assert len(engines) == 1, _descendants(proc.pid)
-        proc.stdin.write(b"quit\n")
-        proc.stdin.flush()
-        assert read_response(proc.stdout, timeout=30) == "= \n\n"
-        assert proc.wait(timeout=30) == 0
+        _quit(proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        proc.stdin.close()
-        proc.stdout.close()
-        proc.stderr.close()
+        _reap(proc)
+
+
+def _quit(proc):
+    # GTP's quit: answered, then the engine exits cleanly.
+    proc.stdin.write(b"quit\n")
+    proc.stdin.flush()
+    assert read_response(proc.stdout, timeout=30) == "= \n\n"
+    assert proc.wait(timeout=30) == 0
+
+
+def _reap(proc):
+    # Whatever happened: no engine left running, no pipe left open.
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    proc.stdin.close()
+    proc.stdout.close()
+    proc.stderr.close()
