@@ -6,6 +6,9 @@
 #   make sim     the virtual board: the whole board on the MicroPython unix port, its PC link on
 #                a pty (tengen commands reach it); a terminal view played by keys, or headless
 #   make gtp     the GTP front-end on the MicroPython unix port
+#   make hall-demo  a tournament hall on this PC: Mosquitto, virtual boards playing scripted
+#                games, tengen relay and tengen hall; prints the page's address (DEMO_ARGS:
+#                e.g. --boards 8 --pace 2 --for 600 --folder DIR)
 #   make bench   every bench/bench_*.py on the MicroPython unix port, then bench/host_sync.py
 #   make clean   remove the virtual environment, caches and build artefacts
 
@@ -19,7 +22,7 @@ STAMP := $(VENV)/.installed
 MP_TEST_HEAP := 64M
 
 .DEFAULT_GOAL := test
-.PHONY: venv test lint format sim gtp bench clean
+.PHONY: venv test lint format sim gtp hall-demo bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +37,12 @@ $(STAMP): pyproject.toml
 	-command -v arm-none-eabi-as >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get \
 	  >/dev/null && { apt-get install -y -qq binutils-arm-none-eabi || { apt-get update -qq \
 	  && apt-get install -y -qq binutils-arm-none-eabi; }; } >/dev/null 2>&1; }
+	@# mosquitto (the hall's MQTT broker: host_tools/broker.py), chromium and chromium-driver
+	@# (the hall's pages in a real browser, tests/host: Selenium): Debian's apt the same way.
+	-{ [ -x /usr/sbin/mosquitto ] && command -v chromium >/dev/null && command -v chromedriver \
+	  >/dev/null; } || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && { apt-get \
+	  install -y -qq mosquitto chromium chromium-driver || { apt-get update -qq && apt-get \
+	  install -y -qq mosquitto chromium chromium-driver; }; } >/dev/null 2>&1; }
 	touch $@
 
 venv: $(STAMP)
@@ -74,6 +83,11 @@ sim: $(STAMP)
 gtp: $(STAMP)
 	$(MP) -m firmware.gtp
 
+# The tournament hall's demo (host_tools/hall_demo.py; README "The tournament hall"). Ctrl-C
+# ends it and every process it started.
+hall-demo: $(STAMP)
+	@$(BIN)/python -m host_tools.hall_demo $(DEMO_ARGS)
+
 # Run as modules (-m bench.NAME) so that the repository root is on MicroPython's path.
 bench: $(STAMP)
 	@status=0; found=0; \
@@ -86,6 +100,8 @@ bench: $(STAMP)
 	[ $$found -eq 1 ] || echo "bench: no bench/bench_*.py files yet, nothing to run"; \
 	echo "== bench/host_sync.py (CPython: the host tools over a pseudo-terminal)"; \
 	$(BIN)/python -m bench.host_sync || { echo "bench: bench/host_sync.py failed"; status=1; }; \
+	echo "== bench/hall_scale.py (CPython: 200 boards through 4 relays to the hall's page)"; \
+	$(BIN)/python -m bench.hall_scale || { echo "bench: bench/hall_scale.py failed"; status=1; }; \
 	exit $$status
 
 clean:

@@ -584,6 +584,156 @@ def watch(
 
 
 @app.command()
+def relay(
+    broker: str = typer.Option(..., "--broker", metavar="HOST:PORT", help="The MQTT broker."),
+    hall_name: str = typer.Option(..., "--hall", metavar="NAME", help="The hall's name."),
+    user: str = typer.Option("relay", "--user", help="The broker's user."),
+    password: str | None = typer.Option(
+        None,
+        "--password",
+        envvar="TENGEN_MQTT_PASSWORD",
+        show_envvar=False,
+        help="The user's password (default: $TENGEN_MQTT_PASSWORD).",
+    ),
+    name: str | None = typer.Option(
+        None, "--name", metavar="RELAY_ID", help="This relay's id (default: the host's name)."
+    ),
+    ports: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--port", "-p", metavar="PATH", help="A board's port, again for more (default: find)."
+        ),
+    ] = None,
+    scan: float = typer.Option(
+        2.0, "--scan", metavar="SECONDS", help="How often the ports are looked at for boards."
+    ),
+) -> None:
+    """Publish the boards on this PC's ports to the hall's broker: each journal record as an
+    event, each board's snapshot retained. Boards are found and lost as they are plugged;
+    with the broker away it goes on and catches up from the boards' journals when it is
+    back. Writes the hall's pairings into the boards' settings. SIGTERM or Ctrl-C ends."""
+    from host_tools import relay as RL
+
+    if password is None:
+        err.print("[red]The broker's password: --password or TENGEN_MQTT_PASSWORD.[/red]")
+        raise typer.Exit(EXIT_USAGE)
+    code = RL.run(broker, hall_name, user, password, name, ports, scan)
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command()
+def hall(
+    broker: str = typer.Option(..., "--broker", metavar="HOST:PORT", help="The MQTT broker."),
+    hall_name: str = typer.Option(..., "--hall", metavar="NAME", help="The hall's name."),
+    user: str = typer.Option("hall", "--user", help="The broker's user."),
+    password: str | None = typer.Option(
+        None, "--password", help="The user's password (default: $TENGEN_MQTT_PASSWORD)."
+    ),
+    http: int = typer.Option(8080, "--http", metavar="PORT", help="HTTP port (0: a free one)."),
+    bind: str = typer.Option("127.0.0.1", "--bind", help="The address to serve on."),
+    pairings: str | None = typer.Option(
+        None, "--pairings", metavar="CSV", help="round,table,board,black,white[,event] rows."
+    ),
+    round_: str | None = typer.Option(
+        None, "--round", metavar="N", help="The pairings' round (default: the highest)."
+    ),
+    delay: float = typer.Option(
+        0.0, "--delay", metavar="SECONDS", help="How far the broadcast SGFs lag the boards."
+    ),
+    feed_dir: str | None = typer.Option(
+        None, "--feed-dir", metavar="DIR", help="Where the SGFs and records are kept."
+    ),
+) -> None:
+    """The tournament hall: the live page of every table, the arbiter's page (incidents,
+    boards offline), the broadcast SGF feed (delayed by --delay) and a JSON API, from the
+    boards' events on the MQTT broker; the pairings published to the boards. Prints
+    "hall: http://HOST:PORT/" once serving; Ctrl-C ends."""
+    from host_tools.hall import serve
+
+    code = serve(broker, hall_name, user, password, http, bind, pairings, round_, delay, feed_dir)
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command("broker")
+def broker_(
+    hall_name: str = typer.Option(..., "--hall", metavar="NAME", help="The hall's name."),
+    folder: str = typer.Option(
+        ..., "--folder", metavar="DIR", help="Where the broker's files go (made if need be)."
+    ),
+    port: int = typer.Option(1883, "--port", help="The broker's TCP port."),
+    bind: str = typer.Option(
+        "0.0.0.0", "--bind", help="The address to listen on (0.0.0.0: the relays' PCs reach it)."
+    ),
+    password_relay: str | None = typer.Option(
+        None, "--password-relay", metavar="PW", help="The relays' password (default: made up)."
+    ),
+    password_hall: str | None = typer.Option(
+        None, "--password-hall", metavar="PW", help="The hall's password (default: made up)."
+    ),
+    password_public: str | None = typer.Option(
+        None, "--password-public", metavar="PW", help="The readers' password (default: made up)."
+    ),
+    run: bool = typer.Option(False, "--run", help="Run Mosquitto with it now (Ctrl-C ends)."),
+) -> None:
+    """Write a hall's Mosquitto configuration (users relay, hall, public; their rights; the
+    broker's persistence) into --folder, and say how to run it, or run it (--run). Passwords
+    not given are made up and printed once: only their hashes are kept."""
+    import os
+    import secrets
+    import sys
+
+    from host_tools import broker as B
+    from host_tools import feed as F
+
+    given = {"relay": password_relay, "hall": password_hall, "public": password_public}
+    passwords = {u: pw if pw else secrets.token_urlsafe(12) for u, pw in given.items()}
+    try:
+        F.check_name(hall_name, "hall")
+        conf = B.write_config(folder, hall_name, passwords, port, bind)
+        binary = B.mosquitto() if run else None
+    except F.FeedError as e:
+        err.print(str(e), style="red", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    except (B.BrokerError, OSError) as e:
+        err.print(str(e), style="red", markup=False)
+        raise typer.Exit(EXIT_FAIL) from None
+    typer.echo(
+        "hall %s: the broker's configuration is %s (port %d on %s)" % (hall_name, conf, port, bind)
+    )
+    made = [u for u in B.USERS if not given[u]]
+    if made:
+        typer.echo(
+            "passwords made up (shown only now; %s keeps their hashes):" % (conf.parent / "passwd")
+        )
+        for u in made:
+            typer.echo("  %-7s %s" % (u, passwords[u]))
+    here = "HOST:%d" % port
+    typer.echo(
+        "relays:  tengen relay --broker %s --hall %s --password RELAY_PW" % (here, hall_name)
+    )
+    typer.echo(
+        "hall:    tengen hall --broker %s --hall %s --password HALL_PW --pairings pairings.csv"
+        % (here, hall_name)
+    )
+    if not run:
+        typer.echo("run it:  %s -c %s" % (_mosquitto_path(B), conf))
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(binary, [binary, "-c", str(conf)])  # Mosquitto itself: its signals, its exit
+
+
+def _mosquitto_path(B) -> str:
+    # Where mosquitto is, or the Debian path it will have once installed.
+    try:
+        return B.mosquitto()
+    except B.BrokerError:
+        return "/usr/sbin/mosquitto"
+
+
+@app.command()
 def deploy(
     port: str | None = typer.Option(None, "--port", "-p", help="The board's serial port."),
     pin: str | None = typer.Option(

@@ -259,7 +259,8 @@ def register_virtual(port: str, flash: str, board_pid: int | None = None) -> Pat
     (``unregister_virtual``)."""
     folder = runtime_dir()
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path = folder / ("virtual-%d.json" % os.getpid())
+    # One note per board: one process may serve several boards (make hall-demo).
+    path = folder / ("virtual-%d-%s.json" % (os.getpid(), os.path.basename(port)))
     tmp = path.with_name(path.name + ".tmp")
     note = {"port": port, "pid": os.getpid(), "board_pid": board_pid, "flash": flash}
     tmp.write_text(json.dumps(note))

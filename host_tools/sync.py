@@ -316,7 +316,9 @@ def write_game(
 # ---- the index ----------------------------------------------------------------------------
 
 
-def _extra(header: dict) -> dict:
+def header_extra(header: dict) -> dict:
+    """The header's ``extra`` (the players, event, round, table: firmware/match.py) as a dict;
+    {} if it is missing or not a JSON object."""
     try:
         extra = json.loads(header.get("extra") or "{}")
     except (TypeError, ValueError):
@@ -341,7 +343,7 @@ def index_entry(root, folder, stem: str) -> dict | None:
         result = X.result_text(X.read_game(decode(files["bin"].read_bytes())))
     except (OSError, ValueError, KeyError, IndexError, TypeError):
         pass
-    extra = _extra(h)
+    extra = header_extra(h)
     entry = {
         "board": str(side.get("board") or h.get("board_id") or ""),
         "game": side.get("game", h.get("game_no")),

@@ -1,0 +1,578 @@
+"""The hall at scale: many boards through several relays, press -> page latency, and what the
+broker, the relays and the hall cost.
+
+    python -m bench.hall_scale [--boards 200] [--relays 4] [--pace 5] [--seconds 60]
+
+Start reading at ``run``. Everything is real except the boards' hands: stand-in boards
+(``bench/standin.py``: the firmware's link, journal and match in CPython processes, 50 boards
+a process, each on a pty) play corpus games, one move per board every ``--pace`` seconds,
+staggered; ``--relays`` ``tengen relay`` processes follow their share of the ptys (``--port``)
+and publish to Mosquitto (``host_tools/broker.py``, a free port, a temp folder); one
+``tengen hall`` subscribes and serves its page; a WebSocket client (aiohttp) on the hall's
+``/ws`` stands for the page and notes when each move's ``{"type":"record"}`` arrives.
+
+Latency is a move's arrival on the page (the client's ``time.time()``) less its press (the
+stand-in's ``time.time()`` at ``Match.press``): the relay noticing the move, reading it from
+the board's link, the broker, the hall, its push. Every move pressed must arrive, exactly
+once: missing ones and repeats are listed. CPU is psutil's, in % of one core (100 % = a core
+busy), sampled every second while the boards play; RSS its peak. The temp folder and every
+process started here are gone at the end (``--keep``: the folder stays, for the logs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+HALL = "scale"
+PER_PROCESS = 50  # stand-in boards a CPython process serves
+FIRST_MINUTE = 60.0
+
+
+def tengen() -> str:
+    """The installed ``tengen`` command beside this Python (the venv's)."""
+    for p in (Path(sys.executable).parent / "tengen", REPO / ".venv" / "bin" / "tengen"):
+        if p.exists():
+            return str(p)
+    return "tengen"
+
+
+def ready_commands() -> str | None:
+    """None when ``tengen relay`` and ``tengen hall`` both answer ``--help``, else why not."""
+    for cmd in ("relay", "hall"):
+        try:
+            r = subprocess.run([tengen(), cmd, "--help"], capture_output=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return "tengen %s --help: %s" % (cmd, e)
+        if r.returncode:
+            return "tengen %s is not there yet (tengen %s --help failed)" % (cmd, cmd)
+    return None
+
+
+def _lines(proc: subprocess.Popen, out: queue.Queue) -> None:
+    for line in proc.stdout:
+        out.put(line.rstrip("\n"))
+    out.put(None)
+
+
+def _reader(proc: subprocess.Popen) -> queue.Queue:
+    q: queue.Queue = queue.Queue()
+    threading.Thread(target=_lines, args=(proc, q), daemon=True).start()
+    return q
+
+
+def _until(q: queue.Queue, prefix: str, timeout: float, what: str) -> list[str]:
+    # The lines up to the first that starts with prefix; RuntimeError at the end or timeout.
+    got = []
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            line = q.get(timeout=max(0.05, end - time.monotonic()))
+        except queue.Empty:
+            raise RuntimeError("%s said no %r within %.0f s: %r" % (what, prefix, timeout, got))
+        if line is None:
+            raise RuntimeError("%s ended before %r: %r" % (what, prefix, got[-5:]))
+        got.append(line)
+        if line.startswith(prefix):
+            return got
+
+
+@dataclass
+class Result:
+    """What one run measured. ``presses`` (board, game, ply) -> press time; ``arrivals`` the
+    same key -> every arrival (time, seq, at, received); ``orders`` (board, game) -> the seqs
+    of its records in arrival order; ``usage`` name -> [(cpu %, rss bytes)] samples."""
+
+    boards: int
+    relays: int
+    pace: float
+    seconds: float
+    go: float = 0.0
+    stopped: float = 0.0
+    presses: dict = field(default_factory=dict)
+    arrivals: dict = field(default_factory=dict)
+    orders: dict = field(default_factory=dict)
+    usage: dict = field(default_factory=dict)
+    machine: list = field(default_factory=list)  # (all processes, not ours) in % of a core
+    load: tuple = ()  # the machine's 1-minute load average at go and at the end
+    followed: int = 0  # boards the hall had a state of before go
+    bad_messages: int = 0
+    notes: list = field(default_factory=list)
+
+    def missing(self) -> list:
+        """The moves pressed that never reached the page."""
+        return sorted(k for k in self.presses if k not in self.arrivals)
+
+    def repeats(self) -> list:
+        """The moves that reached the page more than once."""
+        return sorted(k for k, v in self.arrivals.items() if len(v) > 1)
+
+    def strays(self) -> list:
+        """Moves on the page that no stand-in pressed (in this run)."""
+        return sorted(k for k in self.arrivals if k not in self.presses)
+
+    def out_of_order(self) -> list:
+        """The games whose records reached the page out of seq order, or with a seq twice."""
+        return sorted(g for g, seqs in self.orders.items() if seqs != sorted(set(seqs)))
+
+    def latencies(self, lo: float = 0.0, hi: float = float("inf")) -> list[float]:
+        """Press -> page in seconds, of the moves pressed ``lo``-``hi`` s after go."""
+        out = []
+        for k, t in self.presses.items():
+            if k in self.arrivals and lo <= t - self.go < hi:
+                out.append(self.arrivals[k][0][0] - t)
+        return sorted(out)
+
+
+def _pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    i = min(len(xs) - 1, max(0, int(round(q * (len(xs) - 1)))))
+    return xs[i]
+
+
+class _Procs:
+    """The processes a run started, ended by their own pids (never by name)."""
+
+    def __init__(self):
+        self.procs: list[tuple[str, subprocess.Popen]] = []
+
+    def start(self, name, args, **kw) -> subprocess.Popen:
+        p = subprocess.Popen(args, start_new_session=True, **kw)
+        self.procs.append((name, p))
+        return p
+
+    def end(self) -> None:
+        for _, p in self.procs:
+            if p.poll() is None:
+                try:
+                    p.send_signal(signal.SIGTERM)
+                except OSError:
+                    pass
+        end = time.monotonic() + 8
+        for _, p in self.procs:
+            try:
+                p.wait(max(0.1, end - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+async def _client(url: str, result: Result, states: set, stop: asyncio.Event) -> None:
+    # The page: every record message noted with its arrival time, every state's board.
+    import aiohttp
+
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(url + "ws", heartbeat=30, max_msg_size=0) as ws:
+            while not stop.is_set():
+                try:
+                    msg = await asyncio.wait_for(ws.receive(), 0.5)
+                except asyncio.TimeoutError:
+                    continue
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    if msg.type in (aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR):
+                        result.notes.append("the hall closed the WebSocket")
+                        return
+                    continue
+                now = time.time()
+                try:
+                    m = json.loads(msg.data)
+                    kind = m.get("type")
+                    if kind == "state":
+                        states.add(m["board"])
+                    elif kind == "record":
+                        g = (m["board"], m["game"])
+                        result.orders.setdefault(g, []).append(m["seq"])
+                        rec = m["rec"]
+                        if rec.get("type") == "move":
+                            key = (m["board"], m["game"], rec["ply"])
+                            hit = (now, m["seq"], m.get("at"), m.get("received"))
+                            result.arrivals.setdefault(key, []).append(hit)
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    result.bad_messages += 1
+
+
+async def _sample(procs: dict, result: Result, stop: asyncio.Event) -> None:
+    # CPU (% of one core) and RSS of each process every second.
+    import psutil
+
+    watched = {}
+    psutil.cpu_percent(None)  # the machine's, all cores: what else ran beside the bench
+    for name, pid in procs.items():
+        try:
+            p = psutil.Process(pid)
+            p.cpu_percent(None)  # the first call sets the start
+            watched[name] = p
+        except psutil.Error:
+            result.notes.append("%s: no process to watch" % name)
+    while not stop.is_set():
+        try:
+            await asyncio.wait_for(stop.wait(), 1.0)
+        except asyncio.TimeoutError:
+            pass
+        ours = 0.0
+        for name, p in watched.items():
+            try:
+                sample = (p.cpu_percent(None), p.memory_info().rss)
+            except psutil.Error:
+                continue
+            ours += sample[0]
+            result.usage.setdefault(name, []).append(sample)
+        machine = psutil.cpu_percent(None) * psutil.cpu_count()
+        result.machine.append((machine, max(0.0, machine - ours)))
+
+
+def _read_presses(files: list[Path]) -> dict:
+    out = {}
+    for f in files:
+        try:
+            text = f.read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            w = line.split()
+            if len(w) == 4:
+                out[(w[0], int(w[1]), int(w[2]))] = float(w[3])
+    return out
+
+
+def run(
+    boards: int = 200,
+    relays: int = 4,
+    pace: float = 5.0,
+    seconds: float = 60.0,
+    drain: float = 30.0,
+    folder: str | None = None,
+    corpus: str | None = None,
+    follow_timeout: float = 120.0,
+    say=print,
+) -> Result:
+    """One run: stand-ins, broker, relays, hall and the page's client up; the boards play
+    for ``seconds``; then ``drain`` seconds at most for the last moves to reach the page;
+    everything torn down. ``say`` gets progress lines."""
+    from host_tools.broker import Broker
+
+    tmp = Path(folder or tempfile.mkdtemp(prefix="tengen-hall-scale-"))
+    env = dict(os.environ)
+    env["TENGEN_RUNTIME_DIR"] = str(tmp / "run")
+    env["TENGEN_CONFIG_DIR"] = str(tmp / "config")
+    env["TENGEN_DATA_DIR"] = str(tmp / "data")
+    result = Result(boards, relays, pace, seconds)
+    procs = _Procs()
+    broker = None
+    standins: list[subprocess.Popen] = []
+    records: list[Path] = []
+    try:
+        # The boards first: their ptys are the relays' ports.
+        links: list[tuple[str, str]] = []
+        for first in range(0, boards, PER_PROCESS):
+            n = min(PER_PROCESS, boards - first)
+            rec = tmp / ("presses-%03d.txt" % first)
+            records.append(rec)
+            args = [sys.executable, "-m", "bench.standin", "--folder", str(tmp / "boards")]
+            args += ["--boards", str(n), "--first", str(first), "--total", str(boards)]
+            args += ["--pace", str(pace), "--record", str(rec)]
+            if corpus:
+                args += ["--corpus", corpus]
+            p = procs.start(
+                "stand-ins %d" % first,
+                args,
+                cwd=REPO,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                bufsize=1,
+            )
+            standins.append(p)
+            for line in _until(_reader(p), "ready", 60, "bench.standin"):
+                w = line.split()
+                if w[0] == "link":
+                    links.append((w[1], w[2]))
+        say("%d stand-in boards in %d processes" % (len(links), len(standins)))
+
+        broker = Broker(tmp / "broker", HALL).start()
+        addr = "127.0.0.1:%d" % broker.port
+        hall = procs.start(
+            "hall",
+            [tengen(), "hall", "--broker", addr, "--hall", HALL, "--user", "hall"]
+            + ["--password", "hall", "--http", "0", "--feed-dir", str(tmp / "feed")],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=open(tmp / "hall.log", "wb"),  # noqa: SIM115 - the child keeps it
+            text=True,
+            bufsize=1,
+        )
+        url = _until(_reader(hall), "hall: ", 60, "tengen hall")[-1].split()[1]
+        if not url.endswith("/"):
+            url += "/"
+        say("hall at %s, broker on %s" % (url, addr))
+        share = [links[k::relays] for k in range(relays)]
+        relay_procs = []
+        for k, mine in enumerate(share):
+            ports = [a for _, path in mine for a in ("--port", path)]
+            relay_procs.append(
+                procs.start(
+                    "relay %d" % (k + 1),
+                    [tengen(), "relay", "--broker", addr, "--hall", HALL, "--user", "relay"]
+                    + ["--password", "relay", "--name", "r%d" % (k + 1)]
+                    + ports,
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=open(tmp / ("relay-%d.log" % (k + 1)), "wb"),  # noqa: SIM115
+                )
+            )
+        watched = {"broker": broker.pid, "hall": hall.pid, "page client": os.getpid()}
+        for k, p in enumerate(relay_procs):
+            watched["relay %d" % (k + 1)] = p.pid
+        for p in standins:
+            watched["stand-ins %d" % standins.index(p)] = p.pid
+        asyncio.run(_measure(url, result, watched, standins, records, follow_timeout, drain, say))
+        result.presses = _read_presses(records)
+        dead = [n for n, p in procs.procs if p.poll() is not None]
+        if dead:
+            result.notes.append("ended during the run: %s" % ", ".join(dead))
+    finally:
+        for p in standins:
+            try:
+                p.stdin.write("quit\n")
+                p.stdin.close()
+            except (OSError, ValueError):
+                pass
+        procs.end()
+        if broker is not None:
+            broker.stop()
+        if folder is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return result
+
+
+def _tell(procs: list[subprocess.Popen], word: str) -> None:
+    for p in procs:
+        try:
+            p.stdin.write(word + "\n")
+            p.stdin.flush()
+        except (OSError, ValueError):
+            pass
+
+
+async def _measure(url, result, watched, standins, records, follow_timeout, drain, say):
+    # The page's client up; go once the hall has every board's state; stop after the run's
+    # seconds; wait for the moves still on their way.
+    stop = asyncio.Event()
+    states: set = set()
+    client = asyncio.create_task(_client(url, result, states, stop))
+    end = time.monotonic() + follow_timeout
+    while len(states) < result.boards and time.monotonic() < end and not client.done():
+        await asyncio.sleep(0.2)
+    result.followed = len(states)
+    if client.done():
+        client.result()  # the connection failed: its exception
+    say("the hall has %d of %d boards; go" % (len(states), result.boards))
+    sampler = asyncio.create_task(_sample(watched, result, stop))
+    result.go = time.time()
+    load = os.getloadavg()[0]
+    _tell(standins, "go")
+    await asyncio.sleep(result.seconds)
+    _tell(standins, "stop")
+    result.stopped = time.time()
+    result.load = (load, os.getloadavg()[0])
+    await asyncio.sleep(0.2)  # the stand-ins flush their records every 10 ms
+    presses = _read_presses(records)
+    say("stopped: %d moves pressed; waiting for the page" % len(presses))
+    last, seen = time.monotonic(), -1
+    while time.monotonic() - last < drain:
+        got = sum(1 for k in presses if k in result.arrivals)
+        if got == len(presses):
+            break
+        if got != seen:
+            last, seen = time.monotonic(), got
+        await asyncio.sleep(0.25)
+    stop.set()
+    await asyncio.gather(client, sampler, return_exceptions=True)
+
+
+def report(r: Result, out=print) -> None:
+    """The table of a run."""
+    missing, repeats, strays = r.missing(), r.repeats(), r.strays()
+    reached = sum(1 for k in r.presses if k in r.arrivals)
+    played = max(1e-9, r.stopped - r.go)
+    rows = [
+        ("boards / relays", "%d / %d" % (r.boards, r.relays)),
+        ("pace, run", "a move per board every %g s, %.0f s" % (r.pace, played)),
+        ("boards the hall had before go", "%d" % r.followed),
+        ("moves pressed", "%d" % len(r.presses)),
+        ("moves that reached the page", "%d" % reached),
+        (
+            "missing / repeated / unknown",
+            "%d / %d / %d" % (len(missing), len(repeats), len(strays)),
+        ),
+        ("games out of seq order", "%d" % len(r.out_of_order())),
+        ("moves per second, hall-wide", "%.1f" % (len(r.presses) / played)),
+    ]
+    lat = r.latencies()
+    if lat:
+        ms = [1000 * x for x in lat]
+        rows.append(
+            (
+                "press -> page p50 / p90 / p99 / max",
+                "%.0f / %.0f / %.0f / %.0f ms"
+                % (_pct(ms, 0.5), _pct(ms, 0.9), _pct(ms, 0.99), ms[-1]),
+            )
+        )
+        first = r.latencies(0, FIRST_MINUTE)
+        steady = r.latencies(FIRST_MINUTE)
+        rows.append(
+            (
+                "max: first minute / after",
+                "%s / %s"
+                % (
+                    "%.0f ms" % (1000 * first[-1]) if first else "-",
+                    "%.0f ms (p99 %.0f)" % (1000 * steady[-1], 1000 * _pct(steady, 0.99))
+                    if steady
+                    else "- (a run over 60 s)",
+                ),
+            )
+        )
+        rows += _segments(r)
+    out("")
+    width = max(len(a) for a, _ in rows)
+    for a, b in rows:
+        out("%-*s  %s" % (width, a, b))
+    out("")
+    out("%-14s %10s %10s %10s" % ("process", "CPU avg %", "CPU peak %", "RSS peak MB"))
+    names = list(r.usage)
+    relays = [n for n in names if n.startswith("relay")]
+    stands = [n for n in names if n.startswith("stand-ins")]
+    for name in ["broker", "hall"] + relays:
+        if name in r.usage:
+            out(_usage_line(name, [r.usage[name]]))
+    if len(relays) > 1:
+        out(_usage_line("relays (sum)", [r.usage[n] for n in relays]))
+    if stands:
+        out(_usage_line("stand-ins (sum)", [r.usage[n] for n in stands]))
+    if "page client" in r.usage:
+        out(_usage_line("page client", [r.usage["page client"]]))
+    if r.machine:
+        import psutil
+
+        cores = psutil.cpu_count()
+        others = [o for _, o in r.machine]
+        out(
+            "machine: %d cores, all busy %.0f %% of one core on average; other programs "
+            "%.0f %% (peak %.0f %%); load average %.1f at go, %.1f at the end"
+            % (
+                cores,
+                sum(m for m, _ in r.machine) / len(r.machine),
+                sum(others) / len(others),
+                max(others),
+                *(r.load or (0.0, 0.0)),
+            )
+        )
+    for k in (missing[:10], "missing"), (repeats[:10], "repeated"), (strays[:10], "unknown"):
+        if k[0]:
+            out("%s (first 10): %s" % (k[1], " ".join("%s/%d/%d" % m for m in k[0])))
+    if r.bad_messages:
+        out("WebSocket messages not understood: %d" % r.bad_messages)
+    for note in r.notes:
+        out("note: " + note)
+
+
+def _segments(r: Result) -> list:
+    # Where the time goes: press -> relay's read (its "at"), relay -> hall ("received"),
+    # hall -> page; each the p50 / p99 in ms. Clocks of one machine: comparable.
+    a, b, c = [], [], []
+    for k, t in r.presses.items():
+        hits = r.arrivals.get(k)
+        if not hits:
+            continue
+        now, _, at, received = hits[0]
+        if isinstance(at, (int, float)) and isinstance(received, (int, float)):
+            a.append(at - 1000 * t)
+            b.append(received - at)
+            c.append(1000 * now - received)
+    if not a:
+        return []
+    out = []
+    for name, xs in (
+        ("  press -> relay read p50 / p99", a),
+        ("  relay -> hall p50 / p99", b),
+        ("  hall -> page p50 / p99", c),
+    ):
+        xs.sort()
+        out.append((name, "%.0f / %.0f ms" % (_pct(xs, 0.5), _pct(xs, 0.99))))
+    return out
+
+
+def dump(r: Result, path: str) -> None:
+    """Every move as a JSON line: board, game, ply, press (s), and each arrival's page time
+    (s), seq, the relay's ``at`` and the hall's ``received`` (ms); times since go."""
+    with open(path, "w") as f:
+        for k, t in sorted(r.presses.items()):
+            hits = [
+                [round(now - r.go, 4), seq, at, received]
+                for now, seq, at, received in r.arrivals.get(k, [])
+            ]
+            row = {"board": k[0], "game": k[1], "ply": k[2], "press": round(t - r.go, 4)}
+            f.write(json.dumps(dict(row, arrivals=hits)) + "\n")
+
+
+def _usage_line(name: str, series: list[list]) -> str:
+    # Summed per sample (a process group's whole cost), then averaged and peaked.
+    n = min(len(s) for s in series) if series else 0
+    if not n:
+        return "%-14s %10s %10s %10s" % (name, "-", "-", "-")
+    cpu = [sum(s[i][0] for s in series) for i in range(n)]
+    rss = [sum(s[i][1] for s in series) for i in range(n)]
+    return "%-14s %10.1f %10.1f %10.1f" % (name, sum(cpu) / n, max(cpu), max(rss) / 2**20)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m bench.hall_scale", description=__doc__.split("\n")[0]
+    )
+    p.add_argument("--boards", type=int, default=200)
+    p.add_argument("--relays", type=int, default=4)
+    p.add_argument("--pace", type=float, default=5.0, help="seconds between a board's moves")
+    p.add_argument("--seconds", type=float, default=60.0, help="how long the boards play")
+    p.add_argument("--drain", type=float, default=30.0, help="wait for the last moves, s")
+    p.add_argument("--corpus", default=None, help="the Go corpus folder (default: ../shared)")
+    p.add_argument("--keep", default=None, help="run in this folder and keep it (the logs)")
+    p.add_argument("--dump", default=None, help="every move's times to this file (JSON lines)")
+    a = p.parse_args(argv)
+    if a.boards < 1 or not 1 <= a.relays <= a.boards or a.pace <= 0 or a.seconds <= 0:
+        p.error("--boards >= 1, --relays 1..boards, --pace and --seconds > 0")
+    from host_tools.broker import BrokerError, mosquitto
+
+    try:
+        mosquitto()
+        why = ready_commands()
+    except BrokerError as e:
+        why = str(e)
+    if why:
+        print("hall_scale: %s; nothing measured" % why)
+        return 0
+    if a.keep:
+        Path(a.keep).mkdir(parents=True, exist_ok=True)
+    r = run(a.boards, a.relays, a.pace, a.seconds, a.drain, a.keep, a.corpus)
+    report(r)
+    if a.dump:
+        dump(r, a.dump)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,855 @@
+"""What ``tengen hall`` knows of the tournament: every board and every game, built from the
+broker's messages alone (``host_tools/feed.py``'s encoding, read by its ``parse_*``). Pure:
+no network and no event loop here; ``host_tools/hall.py`` feeds it and serves it.
+
+Start reading at ``Hall.handle`` (one MQTT message in), then ``Hall.tick`` (what time does:
+the broadcast delay passing, replay requests again). What goes out is left for the server in
+two lists: ``pushes`` (JSON messages for every page's WebSocket) and ``outbox`` (MQTT
+publishes: replay requests, the pairings).
+
+Per board: the latest snapshot (the relay's ``state``), whether it is online (its snapshot
+says so and its relay is online), its pairing, and a ``host_tools/watch.py`` ``View`` of its
+current game: the snapshot loaded, each new move applied as ``tengen watch`` applies the
+board's move event, so the faces are drawn by the firmware's clock model just as there.
+
+Per (board, game): the records (``feed.GameRecords``: in order, repeats dropped, gaps held
+back and asked for on the board's ``replay`` topic), when each arrived (the hall's clock: the
+broadcast delay cuts there), the incidents and arbiter actions in words. The broadcast SGF is
+``host_tools/export.py``'s ``export`` of the records that arrived at least ``delay`` seconds
+ago: for a finished game, byte for byte the SGF ``tengen sync`` writes. The records are kept
+in ``feed_dir/<board>/<game>.jsonl`` (one line each, with its times), so a restarted hall has
+them again; the SGF in ``feed_dir/<board>/<game>.sgf``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from pathlib import Path
+
+from firmware.referee import incidents as INC
+from firmware.store import records as R
+from host_tools import export as X
+from host_tools import feed as F
+from host_tools import sync as S
+from host_tools import watch as W
+from host_tools.sync import KINDS, write_atomic
+
+log = logging.getLogger("tengen.hall")
+
+REPLAY_EVERY_S = 2.0  # one replay request per game at most this often
+BEHIND_GRACE_S = 1.0  # a snapshot ahead of the records: the events may be on their way
+INCIDENTS_KEPT = 5000
+INCIDENTS_SHOWN = 500  # in a page's first snapshot
+SKEW_MAX_MS = 6 * 3600 * 1000  # a snapshot's age beyond this is a wrong clock, not time spent
+
+
+def _ms(t: float) -> int:
+    return int(round(t * 1000))
+
+
+def _json_line(obj) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def table_key(table: str, board: str):
+    """Sort key of a table: numbered tables by number, then named ones, then boards without a
+    table (by id)."""
+    t = str(table or "")
+    if t.isdigit():
+        return (0, int(t), "", board)
+    return (1 if t else 2, 0, t, board)
+
+
+def clocks_text(clocks) -> list[str]:
+    """A move's four clock figures as two short texts (Black's, White's): the main time as a
+    face shows it, or the units left once the main time is gone."""
+    out = []
+    for k in (0, 2):
+        if not clocks or len(clocks) < k + 2:
+            out.append("")
+        elif clocks[k] > 0 or clocks[k + 1] <= 0:
+            out.append(W.clock_text(clocks[k]))
+        else:
+            out.append("0:00 +%d" % clocks[k + 1])
+    return out
+
+
+class GameState:
+    """One game of one board: its records as they came, and what is made of them."""
+
+    def __init__(self, board: str, game: int):
+        self.board = board
+        self.game = game
+        self.recs = F.GameRecords()
+        self.relay_at: dict[int, int] = {}  # seq -> the relay's ``at`` (ms)
+        self.asked_at = -1e18  # when a replay was last asked (hall clock)
+        self.behind: tuple[int, float] | None = None  # (seq a snapshot says, since when)
+        self.fed = 0  # records in the SGF last written to the feed folder
+        self.fed_sgf: bytes | None = None
+        self._read: tuple[int, X.Game | None] = (-1, None)
+        self._sgf: tuple[int, bytes | None] = (-1, None)
+
+    @property
+    def header(self) -> dict | None:
+        recs = self.recs.records
+        return recs[0][1] if recs and recs[0][0] == R.HEADER else None
+
+    def kind(self) -> str:
+        h = self.header
+        return KINDS.get(h.get("kind", R.GO), "go") if h else "go"
+
+    def size(self) -> int:
+        h = self.header or {}
+        return int(h.get("size") or (19 if self.kind() == "go" else 15))
+
+    def extra(self) -> dict:
+        return S.header_extra(self.header or {})
+
+    def read(self) -> X.Game | None:
+        """``export.read_game`` of the records had (cached); None if they do not read."""
+        n = len(self.recs.records)
+        if self._read[0] != n:
+            try:
+                game = X.read_game(self.recs.records)
+            except Exception:  # records the exporter cannot read: shown as none
+                game = None
+            self._read = (n, game)
+        return self._read[1]
+
+    def result(self) -> str | None:
+        g = self.read()
+        return X.result_text(g) if g is not None else None
+
+    def sgf(self, upto: float) -> bytes | None:
+        """The broadcast SGF: ``export`` of the records that arrived at or before ``upto``
+        (the hall's clock); None before the header has."""
+        recs = self.recs.upto(upto)
+        if not recs:
+            return None
+        if self._sgf[0] != len(recs):
+            try:
+                data = X.export(recs)["sgf"]
+            except Exception as e:  # the exporter refuses them: no SGF, said once
+                log.warning("board %s game %d: no SGF: %s", self.board, self.game, e)
+                data = None
+            self._sgf = (len(recs), data)
+        return self._sgf[1]
+
+
+class BoardState:
+    """One board: its snapshot, whether it is online, its pairing, the view of its game."""
+
+    def __init__(self, board: str):
+        self.id = board
+        self.snapshot: dict | None = None
+        self.relay = ""
+        self.online = False
+        self.since: float | None = None  # offline since (hall clock); None while online
+        self.game = 0  # the current game's number (the newest the hall heard of)
+        self.pairing: dict = {}
+        self.view = W.View()
+        self._stones: tuple = ((), [])
+
+
+class Hall:
+    """The hall's whole state. ``handle`` each MQTT message, ``tick`` now and then; take
+    ``pushes`` and ``outbox`` after each. ``clock`` is the hall's clock (``time.time``)."""
+
+    def __init__(
+        self,
+        name: str,
+        feed_dir=None,
+        delay: float = 0.0,
+        pairings: dict | None = None,
+        clock=time.time,
+    ):
+        self.name = F.check_name(name, "hall")
+        self.feed_dir = Path(feed_dir) if feed_dir is not None else None
+        self.delay = float(delay)
+        self.clock = clock
+        self.boards: dict[str, BoardState] = {}
+        self.games: dict[tuple[str, int], GameState] = {}
+        self.relays: dict[str, dict] = {}
+        self.incidents: list[dict] = []  # oldest first
+        self.bad: dict[str, int] = {}
+        self.bad_last: dict[str, str] = {}
+        self.conflicts = 0
+        self.replays_asked = 0
+        self.pushes: list[dict] = []
+        self.outbox: list[tuple[str, bytes, bool]] = []
+        self.dirty: set[str] = set()
+        self.pairings = dict(pairings or {})
+        for board, p in self.pairings.items():
+            self._board(board).pairing = dict(p)
+
+    # ---- messages in --------------------------------------------------------------------------
+
+    def handle(self, topic: str, payload: bytes, now: float | None = None) -> None:
+        """One MQTT message: a board's snapshot or event, or a relay's status. Anything else,
+        or a payload that does not parse, is counted as bad (logged once per kind)."""
+        now = self.clock() if now is None else now
+        where = F.parse_topic(topic)
+        if where is None or where[0] != self.name:
+            self.bad_message("topic", "topic %r is not this hall's" % (topic,))
+            return
+        _, board, leaf = where
+        try:
+            if board == F.RELAY:
+                self._relay(leaf, F.parse_relay(payload), now)
+            elif leaf == F.STATE:
+                self._state(board, F.parse_state(payload), now)
+            elif leaf == F.EVENTS:
+                self._event(board, F.parse_event(payload), now)
+            # the pairing and replay leaves are the hall's own words: nothing to learn there
+        except F.FeedError as e:
+            self.bad_message(leaf if board != F.RELAY else "relay", "%s: %s" % (topic, e))
+
+    def bad_message(self, kind: str, text: str) -> None:
+        """Count a message that could not be used (shown on the arbiter's page)."""
+        self.bad[kind] = self.bad.get(kind, 0) + 1
+        self.bad_last[kind] = text
+        if self.bad[kind] == 1:
+            log.warning("bad %s message (counted, the first said here): %s", kind, text)
+        self.pushes.append({"type": "bad", "bad": self.bad_json()})
+
+    def _board(self, board: str) -> BoardState:
+        b = self.boards.get(board)
+        if b is None:
+            b = self.boards[board] = BoardState(board)
+        return b
+
+    def _game(self, board: str, game: int) -> GameState:
+        g = self.games.get((board, game))
+        if g is None:
+            g = self.games[(board, game)] = GameState(board, game)
+        return g
+
+    def _relay(self, relay: str, obj: dict, now: float) -> None:
+        was = self.relays.get(relay, {})
+        self.relays[relay] = {
+            "online": obj["online"],
+            "boards": [b for b in obj["boards"] if F.board_ok(b)],
+            "at": obj.get("at", 0),
+            "since": was.get("since") if was.get("online") == obj["online"] else now,
+        }
+        for board in self.relays[relay]["boards"]:
+            b = self._board(board)
+            if not b.relay:
+                b.relay = relay
+        for b in list(self.boards.values()):
+            if b.relay == relay:
+                self._set_online(b, now)
+
+    def _relay_online(self, relay: str) -> bool:
+        r = self.relays.get(relay)
+        return True if r is None else bool(r["online"])
+
+    def _set_online(self, b: BoardState, now: float) -> None:
+        snap_online = bool(b.snapshot and b.snapshot.get("online"))
+        online = snap_online and self._relay_online(b.relay)
+        if online == b.online and (online or b.since is not None):
+            return
+        b.online = online
+        b.since = None if online else now
+        msg = {"type": "online" if online else "offline", "board": b.id}
+        if not online:
+            msg["since"] = _ms(now)
+        self.pushes.append(msg)
+        self.dirty.add(b.id)
+
+    def _state(self, board: str, obj: dict, now: float) -> None:
+        if obj["board"] != board:
+            raise F.FeedError("state: board %r on %s's topic" % (obj["board"], board))
+        b = self._board(board)
+        b.snapshot = obj
+        b.relay = str(obj.get("relay") or b.relay)
+        game, seq = obj["game"], obj["seq"]
+        if game >= 1:
+            b.game = max(b.game, game)
+            g = self._game(board, game)
+            if seq >= len(g.recs.records):
+                if g.behind is None or g.behind[0] != seq:
+                    g.behind = (seq, now)
+            else:
+                g.behind = None
+        state = obj.get("state")
+        if isinstance(state, dict):
+            st = dict(state)
+            clock = st.get("clock")
+            if isinstance(clock, dict) and clock.get("state") == "running":
+                # The figures were true when the relay read them: the time since is spent.
+                age = _ms(now) - obj["at"]
+                if 0 < age < SKEW_MAX_MS and isinstance(clock.get("elapsed"), int):
+                    st["clock"] = dict(clock, elapsed=clock["elapsed"] + age)
+            try:
+                b.view.load(st)
+            except (TypeError, ValueError) as e:
+                raise F.FeedError("state: the board's state does not read: %s" % e) from None
+            self._set_preset(b)
+            self._replay_view(b, game, seq)
+        self._set_online(b, now)
+        self.pushes.append(dict(obj, type="state", board=board))
+        self.dirty.add(board)
+
+    def _replay_view(self, b: BoardState, game: int, seq: int) -> None:
+        # A snapshot older than the records had (a retained one, or one overtaken by the
+        # events): the moves after its ``seq`` are applied on top of it.
+        g = self.games.get((b.id, game))
+        if g is None or game != b.game:
+            return
+        recs = g.recs.records
+        for s in range(max(seq + 1, 1), len(recs)):
+            if recs[s][0] == R.MOVE:
+                self._view_move(b, recs[s], True)
+
+    def _set_preset(self, b: BoardState) -> None:
+        # The faces need the time control: the current game's header names its preset.
+        g = self.games.get((b.id, b.game))
+        h = g.header if g is not None else None
+        if h and h.get("tc"):
+            b.view.preset = h["tc"]
+            b.view.preset_for = W.game_key(b.view.game(), b.view.size())
+
+    def _event(self, board: str, ev: dict, now: float) -> None:
+        if ev["board"] != board:
+            raise F.FeedError("event: board %r on %s's topic" % (ev["board"], board))
+        g = self._game(board, ev["game"])
+        before = len(g.recs.records)
+        seq = ev["seq"]
+        if seq >= before:
+            g.relay_at.setdefault(seq, ev["at"])
+        got = g.recs.add(seq, ev["rec"], now)
+        if got == F.NEW:
+            for s in range(before, len(g.recs.records)):
+                self._new_record(g, s, persist=True)
+            if g.behind is not None and g.behind[0] < len(g.recs.records):
+                g.behind = None
+            if g.recs.missing() is not None:
+                self._ask_replay(g, now)
+        elif got == F.GAP:
+            self._ask_replay(g, now)
+        elif got == F.CONFLICT:
+            self.conflicts += 1
+            self.bad_message(
+                "conflict",
+                "board %s game %d: record %d differs from the one had" % (board, ev["game"], seq),
+            )
+
+    # ---- a new record -------------------------------------------------------------------------
+
+    def _new_record(self, g: GameState, seq: int, persist: bool, push: bool = True) -> None:
+        rec = g.recs.records[seq]
+        received = g.recs.times[seq]
+        at = g.relay_at.get(seq, 0)
+        if persist:
+            self._keep(g, seq, rec, at, received)
+        if push:
+            self.pushes.append(
+                {
+                    "type": "record",
+                    "board": g.board,
+                    "game": g.game,
+                    "seq": seq,
+                    "rec": F.record_json(rec),
+                    "at": at,
+                    "received": _ms(received),
+                }
+            )
+        b = self._board(g.board)
+        entry = self._incident(g, seq, rec, at, received)
+        if entry is not None:
+            self.incidents.append(entry)
+            del self.incidents[:-INCIDENTS_KEPT]
+            if push:
+                self.pushes.append(dict(entry, type="incident"))
+        if g.game < b.game:
+            return
+        last = seq == len(g.recs.records) - 1
+        if rec[0] == R.HEADER:
+            if g.game > b.game or not b.view.state:
+                b.game = g.game
+                self._new_game_view(b, g)
+            else:  # the snapshot came first: its view stands, the header names the clock
+                self._set_preset(b)
+        elif rec[0] == R.MOVE:
+            self._view_move(b, rec, last)
+        elif rec[0] == R.EDIT and rec[1] == X._EDIT_UNDO and last:
+            b.view.apply({"event": "undo", "ply": rec[2] - 1})
+        elif rec[0] == R.RESULT:
+            b.view.result = g.result() or b.view.result
+            if last and b.view.clock.get("state") == "running":
+                b.view.clock["state"] = "finished"  # as the board's clock is once it ends
+        self.dirty.add(g.board)
+
+    def _new_game_view(self, b: BoardState, g: GameState) -> None:
+        # A game's header is written as Black's clock starts: the faces show the full time.
+        h = g.header or {}
+        tc = X.time_control(h)
+        figures = [0, 0, 0, 0]
+        if tc is not None:
+            from firmware.clock.clock import Clock
+
+            c = Clock(tc)
+            figures = [c.main[1], c.over[1], c.main[2], c.over[2]]
+        size = g.size()
+        name = "go%d" % size if g.kind() == "go" else g.kind()
+        first = 2 if g.kind() == "go" and h.get("handicap", 0) >= 2 else 1
+        b.view.load(
+            {
+                "game": name,
+                "size": size,
+                "moves": [],
+                "colours": [],
+                "clock": {"state": "running", "running": first, "clocks": figures, "elapsed": 0},
+                "result": "",
+                "phase": "play",
+                "game_no": g.game,
+            }
+        )
+        self._set_preset(b)
+
+    def _view_move(self, b: BoardState, rec, last: bool) -> None:
+        # As ``tengen watch`` applies the board's move event; a move the snapshot already
+        # shows is left to it (its clock is the fresher), unless it replaces one (an undo).
+        _, ply, colour, point, _tick, clocks = rec
+        v = b.view
+        n = len(v.moves)
+        if ply == n + 1 or (last and ply <= n and v.moves[ply - 1] != point):
+            v.apply(
+                {
+                    "event": "move",
+                    "ply": ply,
+                    "colour": colour,
+                    "point": point,
+                    "clocks": list(clocks),
+                }
+            )
+            if v.clock.get("state") in (None, "not started"):
+                v.clock["state"] = "running"
+
+    def _incident(self, g: GameState, seq: int, rec, at: int, received: float) -> dict | None:
+        t = rec[0]
+        game = g.kind()
+        if t == R.INCIDENT:
+            _, kind, move, time_ms, points, detail = rec
+            if kind in (INC.MOVE, INC.PASS):  # every move logs one: the move says it
+                return None
+            try:
+                zh, en = W.incident_words({"kind": kind, "detail": detail}, game)
+            except (KeyError, IndexError, TypeError, ValueError):
+                zh, en = "", X._incident_words(kind)
+            what = "incident"
+            names = [W.point_name(p, game) for p in points]
+        elif t == R.EDIT:
+            _, kind, move, time_ms, args = rec
+            zh, en = "", X._EDIT_NAMES.get(kind, "edit %d" % kind)
+            if args:
+                en += " " + " ".join(str(a) for a in args)
+            what = "arbiter"
+            names = []
+        else:
+            return None
+        p = self._names(g.board, g)
+        text = en + (" (%s)" % ", ".join(names) if names else "")
+        return {
+            "board": g.board,
+            "game": g.game,
+            "seq": seq,
+            "table": p["table"],
+            "round": p["round"],
+            "what": what,
+            "kind": kind,
+            "move": move,
+            "time_ms": time_ms,
+            "points": names,
+            "words": text,
+            "zh": zh,
+            "at": at,
+            "received": _ms(received),
+        }
+
+    # ---- replay requests ----------------------------------------------------------------------
+
+    def _ask_replay(self, g: GameState, now: float, start: int | None = None) -> bool:
+        if now - g.asked_at < REPLAY_EVERY_S:
+            return False
+        if start is None:
+            start = g.recs.missing()
+            if start is None:
+                return False
+        g.asked_at = now
+        self.replays_asked += 1
+        self.outbox.append(
+            (F.topic(self.name, g.board, F.REPLAY), F.replay_payload(g.game, start), False)
+        )
+        return True
+
+    def tick(self, now: float | None = None) -> None:
+        """What time does: a gap not yet filled or a snapshot still ahead of the records is
+        asked for again (at most every ``REPLAY_EVERY_S``); the broadcast SGFs whose delay
+        passed are written."""
+        now = self.clock() if now is None else now
+        for g in self.games.values():
+            n = len(g.recs.records)
+            if g.recs.missing() is not None:
+                self._ask_replay(g, now)
+            elif g.behind is not None:
+                if g.behind[0] < n:
+                    g.behind = None
+                elif now - g.behind[1] >= BEHIND_GRACE_S:
+                    self._ask_replay(g, now, n)
+            if g.fed < n and self.feed_dir is not None:
+                self._write_feed(g, now)
+
+    def resync(self, now: float | None = None) -> None:
+        """The broker is (back) there: every gap asked for at once."""
+        now = self.clock() if now is None else now
+        for g in self.games.values():
+            g.asked_at = -1e18
+        self.tick(now)
+
+    # ---- the feed folder ----------------------------------------------------------------------
+
+    def _folder(self, board: str) -> Path:
+        return self.feed_dir / board
+
+    def _keep(self, g: GameState, seq: int, rec, at: int, received: float) -> None:
+        if self.feed_dir is None:
+            return
+        line = _json_line({"seq": seq, "at": at, "received": received, "rec": F.record_json(rec)})
+        folder = self._folder(g.board)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with open(folder / ("%d.jsonl" % g.game), "a", encoding="utf-8") as f:
+                f.write(line + "\n")
+        except OSError as e:
+            self.bad_message("store", "cannot keep board %s game %d: %s" % (g.board, g.game, e))
+
+    def _write_feed(self, g: GameState, now: float) -> None:
+        cut = now - self.delay
+        k = len(g.recs.upto(cut))
+        if k == g.fed or k == 0:
+            return
+        data = g.sgf(cut)
+        g.fed = k
+        if data is None or data == g.fed_sgf:
+            return
+        try:
+            self._folder(g.board).mkdir(parents=True, exist_ok=True)
+            write_atomic(self._folder(g.board) / ("%d.sgf" % g.game), data)
+            g.fed_sgf = data
+        except OSError as e:
+            self.bad_message(
+                "store", "cannot write board %s game %d's SGF: %s" % (g.board, g.game, e)
+            )
+
+    def load(self) -> int:
+        """Read back the records kept in the feed folder (a restarted hall); the number of
+        records. A line that does not read (cut by a crash) is skipped and counted."""
+        if self.feed_dir is None or not self.feed_dir.is_dir():
+            return 0
+        n = 0
+        for folder in sorted(self.feed_dir.iterdir()):
+            if not folder.is_dir() or not F.board_ok(folder.name):
+                continue
+            for path in sorted(folder.glob("*.jsonl")):
+                if not path.stem.isdigit() or int(path.stem) < 1:
+                    continue
+                n += self._load_game(folder.name, int(path.stem), path)
+        for b in self.boards.values():
+            b.since = None if b.online else self.clock()
+        return n
+
+    def _load_game(self, board: str, game: int, path: Path) -> int:
+        g = self._game(board, game)
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as e:
+            self.bad_message("store", "%s: %s" % (path, e))
+            return 0
+        for line in lines:
+            try:
+                obj = json.loads(line)
+                seq, at, received = int(obj["seq"]), int(obj["at"]), float(obj["received"])
+                rec = F.record_from_json(obj["rec"])
+            except (ValueError, KeyError, TypeError, F.FeedError):
+                self.bad_message("store", "%s: a line that does not read" % path)
+                continue
+            before = len(g.recs.records)
+            g.relay_at.setdefault(seq, at)
+            if g.recs.add(seq, rec, received) == F.NEW:
+                for s in range(before, len(g.recs.records)):
+                    self._new_record(g, s, persist=False, push=False)
+        g.fed_sgf = None  # written again once: the file may be older than the records
+        return len(g.recs.records)
+
+    def feed_index(self, now: float | None = None) -> list[dict]:
+        """Every game with a broadcast SGF now: board, game, names, moves, result, url."""
+        now = self.clock() if now is None else now
+        out = []
+        for (board, game), g in sorted(self.games.items()):
+            if g.recs.upto(now - self.delay):
+                out.append(dict(self.game_json(g), sgf="/feed/%s/%d.sgf" % (board, game)))
+        return out
+
+    def feed_sgf(self, board: str, game: int, now: float | None = None) -> bytes | None:
+        """The broadcast SGF of a game now (the delay applied); None if none."""
+        now = self.clock() if now is None else now
+        g = self.games.get((board, game))
+        return g.sgf(now - self.delay) if g is not None else None
+
+    # ---- pairings -----------------------------------------------------------------------------
+
+    def pairing_messages(self) -> list[tuple[str, bytes, bool]]:
+        """The retained pairing message of every paired board (published on each connect)."""
+        return [
+            (F.topic(self.name, board, F.PAIRING), F.pairing_payload(p), True)
+            for board, p in sorted(self.pairings.items())
+        ]
+
+    def _names(self, board: str, g: GameState | None = None) -> dict:
+        # Who plays: the game's header (what the board wrote) first, else the pairing.
+        b = self.boards.get(board)
+        p = dict(b.pairing) if b is not None else {}
+        out = {k: str(p.get(k, "") or "") for k in F.PAIRING_KEYS}
+        if g is None and b is not None:
+            g = self.games.get((board, b.game))
+        extra = g.extra() if g is not None else {}
+        for k in F.PAIRING_KEYS:
+            v = extra.get(k)
+            if isinstance(v, (str, int)) and not isinstance(v, bool) and str(v):
+                out[k] = str(v)
+        return out
+
+    # ---- what the pages and the API show ------------------------------------------------------
+
+    def board_json(self, board: str, moves: bool = False) -> dict | None:
+        """A board as the pages and ``/api/boards`` show it; with ``moves``, its current
+        game's moves (numbered, named, each with its clocks). None if unknown."""
+        b = self.boards.get(board)
+        if b is None:
+            return None
+        v = b.view
+        g = self.games.get((board, b.game))
+        names = self._names(board, g)
+        game_name = v.game() if v.state else (g.kind() if g else "go")
+        last = v.last()
+        result = (g.result() if g is not None else None) or v.result or None
+        snap = b.snapshot or {}
+        out = {
+            "id": board,
+            "online": b.online,
+            "offline_since": None if b.since is None else _ms(b.since),
+            "relay": b.relay,
+            "table": names["table"],
+            "round": names["round"],
+            "event": names["event"],
+            "black": names["black"],
+            "white": names["white"],
+            "game": b.game,
+            "kind": W.game_name(game_name),
+            "size": v.size() if v.state else (g.size() if g else 19),
+            "ply": len(v.moves),
+            "last": None
+            if last is None
+            else {"colour": last[1], "point": last[0], "name": W.point_name(last[0], game_name)},
+            "clock": str(v.clock.get("state", "")) if v.state else "",
+            "faces": self.faces(b),
+            "clocks": list(v.clock.get("clocks") or []),
+            "result": result,
+            "phase": v.phase,
+            "stones": self._stones(b),
+            "records": len(g.recs.records) if g else 0,
+            "snapshot_at": snap.get("at"),
+            "url": "/table/%s" % board,
+        }
+        if moves:
+            out["moves"] = self.moves_json(b, g, game_name)
+        return out
+
+    def faces(self, b: BoardState) -> list[dict]:
+        """Both faces as they show now (``watch.View.faces``: the firmware's clock model)."""
+        if not b.view.state:
+            return []
+        try:
+            return b.view.faces(live=True)
+        except Exception:  # figures the view cannot draw: no faces rather than no page
+            return []
+
+    def _stones(self, b: BoardState) -> list:
+        key = (b.view.size(), tuple(b.view.moves), tuple(b.view.colours))
+        if b._stones[0] != key:
+            try:
+                stones = b.view.stones() if b.view.state else {}
+            except Exception:
+                stones = {}
+            b._stones = (key, [[x, y, c] for (x, y), c in sorted(stones.items())])
+        return b._stones[1]
+
+    def moves_json(self, b: BoardState, g: GameState | None, game_name: str) -> list[dict]:
+        game = g.read() if g is not None else None
+        if game is not None and (game.moves or not b.view.moves):
+            return [
+                {
+                    "ply": m.ply,
+                    "colour": m.colour,
+                    "point": m.point,
+                    "name": W.point_name(m.point, game_name),
+                    "clocks": list(m.clocks) if m.clocks else None,
+                    "clock_text": clocks_text(m.clocks),
+                    "notes": list(m.notes),
+                }
+                for m in game.moves
+            ]
+        return [
+            {
+                "ply": k + 1,
+                "colour": c,
+                "point": p,
+                "name": W.point_name(p, game_name),
+                "clocks": None,
+                "clock_text": ["", ""],
+                "notes": [],
+            }
+            for k, (p, c) in enumerate(zip(b.view.moves, b.view.colours, strict=False))
+        ]
+
+    def boards_json(self) -> list[dict]:
+        """Every board, sorted by table."""
+        out = [self.board_json(board) for board in self.boards]
+        out.sort(key=lambda d: table_key(d["table"], d["id"]))
+        return out
+
+    def game_json(self, g: GameState) -> dict:
+        names = self._names(g.board, g)
+        game = g.read()
+        return {
+            "board": g.board,
+            "game": g.game,
+            "round": names["round"],
+            "table": names["table"],
+            "event": names["event"],
+            "black": names["black"],
+            "white": names["white"],
+            "kind": g.kind() if g.header else None,
+            "size": g.size() if g.header else None,
+            "moves": len(game.moves) if game else 0,
+            "records": len(g.recs.records),
+            "result": X.result_text(game) if game else None,
+            "sgf": "/feed/%s/%d.sgf" % (g.board, g.game),
+        }
+
+    def games_json(self) -> list[dict]:
+        return [self.game_json(g) for _, g in sorted(self.games.items()) if g.recs.records]
+
+    def game_records_json(self, board: str, game: int) -> dict | None:
+        """A game's records (``feed.record_json``) with their times; None if unknown."""
+        g = self.games.get((board, game))
+        if g is None or not g.recs.records:
+            return None
+        recs = [
+            {
+                "seq": s,
+                "rec": F.record_json(rec),
+                "at": g.relay_at.get(s, 0),
+                "received": _ms(g.recs.times[s]),
+            }
+            for s, rec in enumerate(g.recs.records)
+        ]
+        return dict(self.game_json(g), records_list=recs, missing=g.recs.missing())
+
+    def incidents_json(self, limit: int | None = None) -> list[dict]:
+        """The incidents and arbiter actions, newest first."""
+        items = self.incidents[::-1]
+        return items if limit is None else items[:limit]
+
+    def offline_json(self) -> list[dict]:
+        out = []
+        for b in self.boards.values():
+            if not b.online:
+                names = self._names(b.id)
+                out.append(
+                    {
+                        "board": b.id,
+                        "table": names["table"],
+                        "relay": b.relay,
+                        "since": None if b.since is None else _ms(b.since),
+                        "seen": b.snapshot is not None,
+                    }
+                )
+        out.sort(key=lambda d: table_key(d["table"], d["board"]))
+        return out
+
+    def bad_json(self) -> dict:
+        return {
+            "total": sum(self.bad.values()),
+            "kinds": dict(self.bad),
+            "last": dict(self.bad_last),
+            "conflicts": self.conflicts,
+        }
+
+    def relays_json(self) -> list[dict]:
+        return [
+            {
+                "relay": r,
+                "online": d["online"],
+                "boards": d["boards"],
+                "since": None if d.get("since") is None else _ms(d["since"]),
+            }
+            for r, d in sorted(self.relays.items())
+        ]
+
+    def snapshot_message(self) -> dict:
+        """A page's first message: everything it shows."""
+        return {
+            "type": "snapshot",
+            "hall": self.name,
+            "delay": self.delay,
+            "now": _ms(self.clock()),
+            "boards": self.boards_json(),
+            "incidents": self.incidents_json(INCIDENTS_SHOWN),
+            "offline": self.offline_json(),
+            "relays": self.relays_json(),
+            "bad": self.bad_json(),
+        }
+
+    def clocks_message(self) -> dict | None:
+        """The faces of every board whose clock runs (the pages count down between)."""
+        faces = {
+            b.id: self.faces(b)
+            for b in self.boards.values()
+            if b.view.state and b.view.clock.get("state") == "running"
+        }
+        return {"type": "clocks", "faces": faces} if faces else None
+
+    def drain(self) -> tuple[list[dict], list[tuple[str, bytes, bool]]]:
+        """What to send now: the pushes (then a ``board`` message per changed board) and the
+        MQTT publishes; both lists are emptied."""
+        pushes = self.pushes
+        for board in sorted(self.dirty):
+            j = self.board_json(board)
+            if j is not None:
+                pushes.append({"type": "board", "board": j})
+        if self.dirty:
+            pushes.append({"type": "offline-list", "offline": self.offline_json()})
+        self.dirty = set()
+        out = self.outbox
+        self.pushes, self.outbox = [], []
+        return pushes, out
+
+
+def default_feed_dir(hall: str) -> Path:
+    """Where a hall keeps its feed without ``--feed-dir``: ``<data folder>/hall/<hall>``."""
+    from host_tools.sync import data_dir
+
+    return data_dir() / "hall" / F.check_name(hall, "hall")
+
+
+def mkdir_feed(path) -> Path:
+    """The feed folder, made if need be."""
+    p = Path(path)
+    os.makedirs(p, exist_ok=True)
+    return p

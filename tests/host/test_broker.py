@@ -1,0 +1,114 @@
+"""The hall's broker is Debian's Mosquitto, configured by ``host_tools/broker.py``: the relay
+may publish, the public may only read, nobody anonymous; retained snapshots and the hall's
+queued events outlive a restart."""
+
+import threading
+import time
+
+import pytest
+
+from host_tools import feed as F
+from host_tools.broker import Broker, BrokerError, acl_text, mosquitto
+
+paho = pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is needed (make venv)")
+
+try:
+    mosquitto()
+except BrokerError as e:
+    pytest.skip(str(e), allow_module_level=True)
+
+
+class Client:
+    """A paho client that keeps what it receives: ``got`` [(topic, payload, retain)]."""
+
+    def __init__(self, broker, user, password=None, client_id="", clean=True, subscribe=None):
+        self.got = []
+        self.connected = threading.Event()
+        self.refused = None
+        self.c = paho.Client(
+            paho.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean
+        )
+        if user is not None:
+            self.c.username_pw_set(user, password if password is not None else user)
+        self.c.on_message = lambda c, u, m: self.got.append((m.topic, m.payload, m.retain))
+
+        def on_connect(c, u, flags, rc, props):
+            if rc.is_failure:
+                self.refused = str(rc)
+            elif subscribe:
+                c.subscribe(subscribe, qos=1)
+            self.connected.set()
+
+        self.c.on_connect = on_connect
+        self.c.connect("127.0.0.1", broker.port)
+        self.c.loop_start()
+        assert self.connected.wait(5)
+
+    def publish(self, topic, payload, retain=False):
+        info = self.c.publish(topic, payload, qos=1, retain=retain)
+        info.wait_for_publish(5)
+
+    def close(self):
+        self.c.disconnect()
+        self.c.loop_stop()
+
+
+def _until(cond, timeout=5.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return cond()
+
+
+def test_only_the_relay_publishes_the_boards_and_anonymous_is_refused(tmp_path):
+    with Broker(tmp_path / "broker", "club") as b:
+        hall = Client(b, "hall", subscribe=F.subscription("club"))
+        relay = Client(b, "relay")
+        public = Client(b, "public")
+        state = F.state_payload("v1", "pc-1", True, 1, 0, -1, None)
+        public.publish(F.topic("club", "v1", F.STATE), b"forged", retain=True)
+        relay.publish(F.topic("club", "v1", F.STATE), state, retain=True)
+        relay.publish("tengen/club2/v1/state", b"x")  # another hall's: not the relay's to write
+        assert _until(lambda: hall.got)
+        time.sleep(0.3)  # what else would have come by now
+        assert [g[1] for g in hall.got] == [state]  # not the public's, not another hall's
+        anon = Client(b, None)
+        wrong = Client(b, "relay", "not-the-password")
+        assert anon.refused and wrong.refused and hall.refused is None
+        for c in (hall, relay, public, anon, wrong):
+            c.close()
+
+
+def test_retained_snapshots_and_queued_events_outlive_a_restart(tmp_path):
+    b = Broker(tmp_path / "broker", "club").start()
+    try:
+        hall = Client(
+            b, "hall", client_id="hall-club", clean=False, subscribe=F.subscription("club")
+        )
+        hall.close()  # the hall is away: QoS 1 events wait for its session
+        relay = Client(b, "relay")
+        state = F.state_payload("v1", "pc-1", True, 1, 1, 0, None)
+        event = F.event_payload("v1", 1, 0, (1, {"kind": 0, "size": 9}), 1)
+        relay.publish(F.topic("club", "v1", F.STATE), state, retain=True)
+        relay.publish(F.topic("club", "v1", F.EVENTS), event)
+        relay.close()
+        b.restart(kill=False)  # SIGTERM: mosquitto saves what it keeps
+        back = Client(b, "hall", client_id="hall-club", clean=False)
+        assert _until(lambda: any(g[1] == event for g in back.got))
+        late = Client(b, "public", subscribe=F.subscription("club", F.STATE))
+        assert _until(lambda: late.got)
+        assert late.got[0][1:] == (state, True)
+        back.close()
+        late.close()
+    finally:
+        b.stop()
+
+
+def test_the_acl_names_the_hall():
+    text = acl_text("club")
+    assert "topic readwrite tengen/club/#" in text
+    assert "topic write tengen/club/+/pairing" in text
+    with pytest.raises(ValueError):
+        acl_text("bad/hall")
