@@ -234,6 +234,17 @@ def _parse(line: bytes) -> dict | None:
     return obj if isinstance(obj, dict) else None
 
 
+def stop_watching(link) -> None:
+    """Turn the board's events off (if it is still there, without retrying) and close the
+    port: how ``tengen watch`` and ``tengen relay`` leave a board."""
+    try:
+        link.retries = 0
+        link.request("watch", on=False)
+    except (LinkError, AttributeError):  # gone, or a test's stand-in link
+        pass
+    link.close()
+
+
 # ---- virtual boards (``tengen sim``): their ptys, in a per-user runtime folder --------------
 
 RUNTIME_ENV = "TENGEN_RUNTIME_DIR"  # overrides the folder (the tests use it)

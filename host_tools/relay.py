@@ -28,7 +28,6 @@ logged on stderr and left; the relay goes on.
 
 from __future__ import annotations
 
-import base64
 import os
 import queue
 import re
@@ -508,12 +507,7 @@ class Follower(threading.Thread):
     def close(self) -> None:
         if self.link is None:
             return
-        try:
-            self.link.retries = 0
-            self.link.request("watch", on=False)
-        except L.LinkError:
-            pass
-        self.link.close()
+        L.stop_watching(self.link)
         self.link = None
 
     def reopen(self) -> bool:
@@ -543,26 +537,7 @@ class Follower(threading.Thread):
 
     def games(self, first: int) -> list[dict]:
         """The games the board keeps from number ``first`` on (``list``, page by page)."""
-        out: list[dict] = []
-        after = max(0, first - 1)
-        while True:
-            reply = self.link.request("list", after=after)
-            page = reply.get("games", [])
-            out += page
-            if not reply.get("more") or not page:
-                return out
-            after = page[-1]["no"]
-
-    def _read(self, no: int, offset: int) -> tuple[bytes, int]:
-        # The game's bytes from ``offset`` to its end, and the CRC of the whole game.
-        data = bytearray()
-        while True:
-            r = self.link.request("get", game=no, offset=offset + len(data), length=CHUNK)
-            if r.get("offset") != offset + len(data):
-                raise S.SyncError("game %d: chunk at %r" % (no, r.get("offset")))
-            data += base64.b64decode(r["data"])
-            if r.get("eof") or offset + len(data) >= r["size"]:
-                return bytes(data), r["crc"]
+        return S.list_games(self.link, max(0, first - 1))
 
     def records(self, no: int, finished: bool) -> list:
         """Game ``no``'s records, read from the board: only what was added since the last
@@ -574,7 +549,7 @@ class Follower(threading.Thread):
         have = c.data if c is not None else b""
         for _ in range(2):
             try:
-                got, crc = self._read(no, len(have))
+                got, crc, _, _ = S.read_from(self.link, no, len(have), CHUNK)
             except L.LinkError as e:
                 if e.code != "bad_value" or not have:
                     raise

@@ -474,10 +474,9 @@ def update_index(root, folder=None) -> Path:
 # ---- the sync -----------------------------------------------------------------------------
 
 
-def list_games(link) -> list[dict]:
-    """Every game the board keeps (``list``, page by page)."""
+def list_games(link, after: int = 0) -> list[dict]:
+    """Every game the board keeps numbered above ``after`` (``list``, page by page)."""
     games: list[dict] = []
-    after = 0
     while True:
         reply = link.request("list", after=after)
         page = reply.get("games", [])
@@ -487,22 +486,31 @@ def list_games(link) -> list[dict]:
         after = page[-1]["no"]
 
 
-def fetch(link, game_no: int, chunk: int = CHUNK) -> tuple[bytes, int, str]:
-    """A game's bytes, its CRC and HMAC (hex) as the board sent them; SyncError on a bad CRC."""
+def read_from(
+    link, game_no: int, offset: int = 0, chunk: int = CHUNK
+) -> tuple[bytes, int, str, int]:
+    """A game's bytes from ``offset`` to its end (``get``, chunk by chunk), and the CRC, HMAC
+    (hex) and size of the whole game as the board sent them; SyncError if a chunk is not
+    where it was asked for or the game changed while it was read."""
     data = bytearray()
     crc = mac = None
     while True:
-        r = link.request("get", game=game_no, offset=len(data), length=chunk)
-        if r.get("offset") != len(data):
-            raise SyncError("game %d: chunk at %r, not %d" % (game_no, r.get("offset"), len(data)))
+        at = offset + len(data)
+        r = link.request("get", game=game_no, offset=at, length=chunk)
+        if r.get("offset") != at:
+            raise SyncError("game %d: chunk at %r, not %d" % (game_no, r.get("offset"), at))
         if crc is not None and (r["crc"] != crc or r["hmac"] != mac):
             raise SyncError("game %d changed on the board while it was read" % game_no)
         crc, mac = r["crc"], r["hmac"]
         data += base64.b64decode(r["data"])
-        if r.get("eof") or len(data) >= r["size"]:
-            break
-    data = bytes(data)
-    if len(data) != r["size"] or zlib.crc32(data) & 0xFFFFFFFF != crc:
+        if r.get("eof") or offset + len(data) >= r["size"]:
+            return bytes(data), crc, mac, r["size"]
+
+
+def fetch(link, game_no: int, chunk: int = CHUNK) -> tuple[bytes, int, str]:
+    """A game's bytes, its CRC and HMAC (hex) as the board sent them; SyncError on a bad CRC."""
+    data, crc, mac, size = read_from(link, game_no, 0, chunk)
+    if len(data) != size or zlib.crc32(data) & 0xFFFFFFFF != crc:
         raise SyncError("game %d: CRC mismatch (%d bytes received)" % (game_no, len(data)))
     return data, crc, mac
 

@@ -813,16 +813,11 @@ class Watcher:
 
     def close(self) -> None:
         """Events off (if the board is there) and the port closed."""
-        from host_tools.link import LinkError
+        from host_tools.link import stop_watching
 
         if self.link is None:
             return
-        try:
-            self.link.retries = 0
-            self.link.request("watch", on=False)
-        except (LinkError, AttributeError):
-            pass
-        self.link.close()
+        stop_watching(self.link)
         self.link = None
 
 
