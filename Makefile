@@ -27,10 +27,11 @@ MP_TEST_HEAP := 64M
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --disable-pip-version-check -e '.[dev]'
-	@# @sabaki/sgf, a second SGF reader the export is checked with (a local install, never
-	@# global; skipped where there is no npm or no registry: the test then says so).
+	@# @sabaki/sgf, a second SGF reader the export is checked with, and @sabaki/gtp, the GTP
+	@# controller Sabaki uses (tests/host/gtp_match.js drives engine matches with it): a local
+	@# install, never global; skipped where there is no npm or no registry: the tests say so.
 	-command -v npm >/dev/null && npm install --prefix $(VENV)/node @sabaki/sgf@3.4.7 \
-	  --no-audit --no-fund --silent
+	  @sabaki/gtp@3.0.0 --no-audit --no-fund --silent
 	@# binutils-arm-none-eabi: the ARM assembler and linker tests/host/test_image.py builds its
 	@# firmware images with (Debian's apt, as root; the package list fetched only if the package
 	@# is not found at first; skipped where that cannot be done: the test then says so).
@@ -43,6 +44,11 @@ $(STAMP): pyproject.toml
 	  >/dev/null; } || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && { apt-get \
 	  install -y -qq mosquitto chromium chromium-driver || { apt-get update -qq && apt-get \
 	  install -y -qq mosquitto chromium chromium-driver; }; } >/dev/null 2>&1; }
+	@# gnugo (GNU Go 3.8, /usr/games/gnugo: the real GTP opponent of tests/host/test_gtp_match.py
+	@# and the engine journeys): Debian's apt the same way.
+	-command -v gnugo >/dev/null || [ -x /usr/games/gnugo ] || { [ "$$(id -u)" = 0 ] && command \
+	  -v apt-get >/dev/null && { apt-get install -y -qq gnugo || { apt-get update -qq && \
+	  apt-get install -y -qq gnugo; }; } >/dev/null 2>&1; }
 	touch $@
 
 venv: $(STAMP)

@@ -24,6 +24,10 @@ The game's whole life is at the keys (``key``; README "Playing at the board"):
 - after a result: it stays on the faces until PAUSE makes the next game with the same
   settings (or a long MODE opens the menu for another).
 
+A side played from the PC (the ``remote`` setting: an engine, an opponent elsewhere; link
+``move``): its move stays on the other player's face (``W E5``: the colour, the point) until
+that stone is down with its captures lifted; the board then commits it as a press would.
+
 Everything the referee notices (``Referee.log``) is said on the faces — a word in the big
 cells and its point in the small ones (``firmware/ui/say.py``), on the face of the player
 concerned, for ``NOTICE_MS`` — with the buzzer's refuse pattern for a fault.
@@ -450,7 +454,7 @@ class App:
             sound = _CLICK
         else:
             until = ticks.add(now, NOTICE_MS)
-            sound = _FAULT if say.is_fault(kind) else _CLICK
+            sound = _FAULT if say.is_fault(kind) else _DONE if kind == 26 else _CLICK  # REMOTE
         if side & 1:
             self._set_note(1, word, self._small_of(1, k), more, until)
         if side & 2:
@@ -547,6 +551,10 @@ class App:
             self.resigning = 0
         if m.phase != 0:
             self._phase_text(f, side, now, flags)
+            return
+        if m.expect >= 0 and side != m.remote:  # the remote's stone, until it is down
+            t = m.expect_text
+            f.show_text(t[0], t[1], flags, t[2])
             return
         face = self.face
         m.clock.face(side, now, face)

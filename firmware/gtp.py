@@ -190,7 +190,40 @@ def diagram(board, columns, stars):
 # ---- the engine ------------------------------------------------------------------------------
 
 
-class Engine:
+def split_command(line):
+    """A command line's words after GTP's preprocessing, its id first ("" if none); None for
+    an empty line. Shared by every GTP engine here (this one and ``tengen gtp --board``)."""
+    text = clean(line)
+    if not text:
+        return None
+    words = text.split()
+    if _digits(words[0]):
+        return words
+    return [""] + words
+
+
+class Admin:
+    """The administrative commands every engine answers the same way (GTP 6.3.1), over the
+    engine's ``COMMANDS``."""
+
+    def cmd_known_command(self, args):
+        """``true`` if the command exists, else ``false``."""
+        _want(args, 1)
+        return "true" if args[0] in self.COMMANDS else "false"
+
+    def cmd_list_commands(self, args):
+        """All commands, one per line."""
+        _want(args, 0)
+        return "\n".join(sorted(self.COMMANDS))
+
+    def cmd_quit(self, args):
+        """End the session (after answering)."""
+        _want(args, 0)
+        self.done = True
+        return ""
+
+
+class Engine(Admin):
     """One GTP session: a game of Go, its komi and the arbiter's last repetition report."""
 
     def __init__(self, size=19, komi2=KOMI_NATIONAL):
@@ -204,13 +237,10 @@ class Engine:
 
     def handle(self, line):
         """Answer one command line: ``=id result\\n\\n`` or ``?id message\\n\\n``; None if empty."""
-        text = clean(line)
-        if not text:
+        words = split_command(line)
+        if words is None:
             return None
-        words = text.split()
-        ident = ""
-        if _digits(words[0]):
-            ident = words.pop(0)
+        ident = words.pop(0)
         if not words:
             return "?%s syntax error (no command after the id)\n\n" % ident
         name = words[0]
@@ -262,22 +292,6 @@ class Engine:
         """The engine's version."""
         _want(args, 0)
         return VERSION
-
-    def cmd_known_command(self, args):
-        """``true`` if the command exists, else ``false``."""
-        _want(args, 1)
-        return "true" if args[0] in self.COMMANDS else "false"
-
-    def cmd_list_commands(self, args):
-        """All commands, one per line."""
-        _want(args, 0)
-        return "\n".join(sorted(self.COMMANDS))
-
-    def cmd_quit(self, args):
-        """End the session (after answering)."""
-        _want(args, 0)
-        self.done = True
-        return ""
 
     # ---- setup commands (GTP 6.3.2, 6.3.3) -----------------------------------------------
 
@@ -536,9 +550,9 @@ class Engine:
         "protocol_version": cmd_protocol_version,
         "name": cmd_name,
         "version": cmd_version,
-        "known_command": cmd_known_command,
-        "list_commands": cmd_list_commands,
-        "quit": cmd_quit,
+        "known_command": Admin.cmd_known_command,
+        "list_commands": Admin.cmd_list_commands,
+        "quit": Admin.cmd_quit,
         "boardsize": cmd_boardsize,
         "clear_board": cmd_clear_board,
         "komi": cmd_komi,

@@ -35,7 +35,7 @@ PHASES = ("play", "dead stones", "counted", "over")
 GAMES = ("go19", "go13", "go9", "renju", "standard", "freestyle")  # or "go" with "size"
 # The settings of a game besides what the journal's header has fields for: kept in its
 # ``extra`` so that a game resumed after a power cut is played on by its own rules.
-_EXTRA = ("ko", "claims", "offers", "free_captures", "captures", "late_factor")
+_EXTRA = ("ko", "claims", "offers", "free_captures", "captures", "late_factor", "remote")
 # Who plays, and where (set from the PC before a game: ``tengen game``); fitted into the
 # header's one record (``_fit_extra``), so a long name may lose its tail.
 _NAMES = ("black", "white", "event", "round", "table")
@@ -87,7 +87,7 @@ class Match:
         settings = self.settings
         self.game = new_game(settings)
         self.clock = Clock(
-            control.PRESETS[settings.get("time", "cn-local")],
+            control.lookup(settings.get("time", "cn-local")) or control.PRESETS["cn-local"],
             free_captures=settings.get("free_captures", False),
         )
         self.sensing = sensing
@@ -99,6 +99,7 @@ class Match:
         self.result = ""  # how the game ended, once it has: "B+R", "W+T", "B+3.5" ...
         self.phase = PLAY
         self.counted = None  # Go's count on the faces: (margin in quarter stones, Count)
+        self.dead = []  # the stones counted dead (point codes), once counted
         self.confirmed = 0  # the sides (bits 1, 2) that confirmed the count
         self.frames = 0
         self.journaled = 0  # referee incidents already in the journal
@@ -107,6 +108,14 @@ class Match:
         self._clocks = array("i", (0, 0, 0, 0))
         self._points = array("H", bytes(2 * _JOURNAL_POINTS))
         self.warnings = [0, 0, 0]  # per side: each costs a stone at the count (004 第24条)
+        # The side a PC plays (an engine, a remote opponent: ``remote_move``), 0 none; its
+        # move waiting to be put down (a point code, -1 none), as the faces say it.
+        self.remote = settings.get("remote", 0)
+        self.expect = -1
+        self.expect_text = ("", "", "")  # word, small cells, the longer line
+        self.wrong = -1  # the point a stone for it was put on instead (logged once)
+        self.why = ""  # why the last remote move was not taken, in words
+        self.committing = False  # the board itself presses for the remote side
 
     @classmethod
     def resume(cls, resumed, sensing, journal):
@@ -164,7 +173,8 @@ class Match:
         """Take back the unfinished game the journal kept (``Journal.resume()``): its moves are
         played again, its clocks set as at the last press, paused until the players resume."""
         g = self.game
-        for m in resumed["moves"]:  # (ply, colour, point, tick, clocks)
+        moves = standing(resumed)
+        for m in moves:  # (ply, colour, point, tick, clocks)
             colour = m[1]
             point = m[2]
             if point == 1023:
@@ -172,9 +182,9 @@ class Match:
             else:
                 g.play(colour, point & 31, point >> 5)
         self.referee.sync()
-        black = sum(1 for m in resumed["moves"] if m[1] == BLACK)
+        black = sum(1 for m in moves if m[1] == BLACK)
         clocks = resumed["clocks"] or self.clocks()
-        self.clock.restore(clocks, g.to_move, (black, len(resumed["moves"]) - black))
+        self.clock.restore(clocks, g.to_move, (black, len(moves) - black))
         for e in resumed.get("edits", ()):  # (kind, move_no, time_ms, args)
             if e[0] == 10 and e[3]:  # the arbiter's warnings (arbiter.WARNING) still count
                 self.warnings[e[3][0]] += 1
@@ -189,6 +199,8 @@ class Match:
         changed = self.sensing.update(frame, now)
         if changed > 0:
             self.referee.see(self.sensing.states, now)
+            if self.expect >= 0:
+                self._remote_look(now)
         return changed
 
     @micropython.native  # the app's pass: as bytecode its frame would be borrowed from the heap
@@ -201,6 +213,8 @@ class Match:
             return CONFIRMED
         if self.result or clock.running != side or clock.state != 1:
             return IGNORED
+        if side == self.remote and not self.committing:
+            return IGNORED  # the remote's paddle is the board's: its stone decides
         if clock.tick(at) == LATE:
             self._time_up()
             return TIMEOUT
@@ -223,6 +237,143 @@ class Match:
             self._time_up()
             return True
         return False
+
+    # ---- a remote side: an engine or an opponent elsewhere (link ``move``) ---------------------
+
+    def remote_move(self, point, now):
+        """The remote side's move: a point code (``y << 5 | x``) or 1023 for a pass. A pass is
+        made at once; a stone goes on the faces and is committed, as if its paddle were
+        pressed, once the player has put it on that point and lifted what it captures
+        (``_remote_look``): the remote side's clock runs until then. "" if taken, else why not:
+        "not_remote", "not_your_turn", "unsupported", "illegal" (``why`` says more)."""
+        g = self.game
+        side = self.remote
+        self.why = ""
+        if not side:
+            return "not_remote"
+        if self.result or self.phase != PLAY or self.clock.state != 1 or g.to_move != side:
+            return "not_your_turn"
+        go = self.referee.go
+        if not go and (g.offered or g.wants_offers()):
+            self.why = "the fifth-move offers are chosen at the board: play a free opening"
+            return "unsupported"
+        if point == 1023:
+            self.committing = True
+            try:
+                done = self.press(side, now)
+            finally:
+                self.committing = False
+            if done != MOVED:
+                self.why = self._refusal()
+                return "refused"
+            return ""
+        x = point & 31
+        y = point >> 5
+        n = g.board.size
+        r = g.legal(side, x, y) if x < n and y < n else 1
+        if r:
+            from firmware.ui import say
+
+            self.why = say.more(inc.ILLEGAL, r, not go)
+            return "illegal"
+        self.expect = point
+        self.wrong = -1
+        from firmware.ui import say
+
+        name = say.point_name(point, not go)
+        colour = "B" if side == BLACK else "W"
+        self.expect_text = (
+            colour,
+            name,
+            "%s %s: put it there" % ("Black" if side == BLACK else "White", name),
+        )
+        # The player may have put a stone down already (for this move or by mistake): its
+        # first sighting was this turn's, which the remote's move does not keep.
+        self.referee.new_turn()
+        self._log(inc.REMOTE, (point,), side, now)
+        self._remote_look(now)
+        return ""
+
+    def _remote_look(self, now):
+        # The board after a change, while the remote's stone waits: committed once it is on
+        # its point with its captures off; a stone on another point said once, where it
+        # belongs with it.
+        r = self.referee
+        p = self.expect
+        i = (p >> 5) * r.n + (p & 31)
+        got = r.placed(i)
+        if got == 1:
+            self.committing = True
+            try:
+                if self.press(self.remote, now) == MOVED:
+                    self.expect = -1
+            finally:
+                self.committing = False
+            return
+        if got < 0:
+            j = -1 - got
+            if j != self.wrong:
+                self.wrong = j
+                self._log(inc.WRONG_POINT, (p, r.code(j)), self.remote, now)
+            r.forget_first()  # lifted again, the stone is watched for afresh
+        else:
+            self.wrong = -1
+
+    def _refusal(self):
+        from firmware.ui import say
+
+        r = self.referee
+        return say.more(r.why, 0, not r.go)
+
+    def remote_undo(self, now):
+        """Take back the last move in a game with a remote side (a GTP ``undo``): the clock
+        goes back to the side whose move it was, the faces show the stone to lift, the
+        journal keeps it as an arbiter's undo would be kept. False if there is no move to
+        take back or the game is over."""
+        if not self.remote or self.result or self.phase != PLAY or not self.game.ply:
+            return False
+        self.expect = -1
+        if not self.referee.undo():
+            return False
+        c = self.clock
+        if c.state == 1:  # the turn goes back: the clock switches, no move counted
+            c.press(c.running, now, False)
+        if self.journal is not None:
+            from firmware.ui.arbiter import UNDO
+
+            self.journal.edit(UNDO, self.game.ply + 1, now, ())
+            self.journal.clocks(self.game.ply + 1, self.clocks_now())
+        self._journal_incidents()
+        return True
+
+    def remote_clock(self, side, ms, stones, now):
+        """A side's time as the remote side's controller tells it (GTP ``time_left``): with
+        ``stones`` 0 its main time left, else its overtime (a Canadian block: ``ms`` for
+        ``stones`` moves). Journaled as the arbiter's adjustment is. False without a remote
+        side or a game in progress."""
+        c = self.clock
+        if not self.remote or self.result or c.state == 0 or c.state == 4:
+            return False
+        running = c.state == 1
+        if running:
+            c.pause(now)
+        before = c.main[side]
+        from firmware.clock.control import CANADIAN
+
+        if stones and c.kind == CANADIAN:
+            c.adjust(side, main_ms=0, period_ms=ms, moves_left=stones)
+        elif stones:
+            c.adjust(side, main_ms=0)
+        else:
+            c.adjust(side, main_ms=ms)
+        if running:
+            c.resume(now)
+        if self.journal is not None:
+            from firmware.ui.arbiter import ADJUST
+
+            self.journal.edit(ADJUST, self.game.ply + 1, now, (side, c.main[side] - before))
+            self.journal.clocks(self.game.ply + 1, self.clocks_now())
+        return True
 
     # ---- results ------------------------------------------------------------------------------
 
@@ -254,6 +405,7 @@ class Match:
         c = self.referee.count()
         margin4 = c.margin4(self.komi2(), self.warnings[BLACK], self.warnings[WHITE])
         self.counted = (margin4, c)
+        self.dead = [y << 5 | x for x, y in self.referee.dead_stones()]  # as counted
         self.confirmed = 0
         self.phase = COUNTED
         self._journal_incidents()
@@ -419,7 +571,7 @@ def _fit_extra(header, settings):
 
     keep = {}
     for k in _EXTRA:
-        if k in settings:
+        if k in settings and (k != "remote" or settings[k]):  # no remote side: nothing said
             keep[k] = settings[k]
     names = {}
     for k in _NAMES:
@@ -435,6 +587,28 @@ def _fit_extra(header, settings):
         if not names[longest]:
             del names[longest]
             del keep[longest]
+
+
+def standing(resumed):
+    """The moves that stand in a journaled game (``Journal.resume()``), in its record order: a
+    MOVE of ply p replaces the moves from ply p on, an undo (an arbiter's, a remote side's)
+    at move number n drops the moves from ply n, as ``host_tools/export.py`` reads them."""
+    recs = resumed.get("records")
+    if not recs:
+        return resumed["moves"]
+    from firmware.store import records as R
+
+    moves = []
+    for rec in recs:
+        if rec[0] == R.MOVE:
+            ply = rec[1]
+            while moves and moves[-1][0] >= ply:
+                moves.pop()
+            moves.append(rec[1:])
+        elif rec[0] == R.EDIT and rec[1] == 9:  # arbiter.UNDO
+            while moves and moves[-1][0] >= rec[2]:
+                moves.pop()
+    return moves
 
 
 def settings_of(header):

@@ -21,14 +21,17 @@ The values (menus.py shows them; match.py and the clock use them):
     komi2       komi in half points, -30 … 60;  handicap 0 … 9;  free_captures true/false
     opening     "free", "designated";  offers 1 … 10 (五手N打);  claims "auto", "claim"
     captures    0 refuse, 1 warn, 2 allow (the referee's REFUSE/WARN/ALLOW)
-    time        a preset of firmware/clock/control.py;  late_factor 1 … 3
+    time        a preset of firmware/clock/control.py, or a spec a PC sends (``control.parse``:
+                "byoyomi/600/5/30" ...);  late_factor 1 … 3
+    remote      0, or the side (1 Black, 2 White) a PC plays: an engine or a remote opponent
+                whose moves the board shows and the player puts down (link ``move``)
     volume      0 (silent) … 3;  pin: 4 digits, the arbiter's PIN
     black, white, event, round, table: text for the records, at most 32 characters
 """
 
 import json
 
-from firmware.clock.control import PRESETS
+from firmware.clock.control import PRESETS, lookup
 
 MAX_BYTES = 1024  # the saved file's bound: load refuses more, apply never makes more
 TEXT_MAX = 32  # characters of a name or event field
@@ -64,6 +67,7 @@ DEFAULTS = {
     "volume": 2,
     "pin": "0000",
     "late_factor": 1,
+    "remote": 0,
     "black": "",
     "white": "",
     "event": "",
@@ -98,6 +102,7 @@ _KINDS = {
     "volume": (_INT, 0, 3),
     "pin": (_PIN, None, None),
     "late_factor": (_INT, 1, 3),
+    "remote": (_INT, 0, 2),
 }
 for _k in NAMES:
     _KINDS[_k] = (_TEXT, None, None)
@@ -149,9 +154,12 @@ def check(name, value):
             None if v is True or v is False else "%s: %s is not true or false" % (name, _show(v))
         )
     if kind == _TIME:
-        if isinstance(v, str) and v in PRESETS:
+        if lookup(v) is not None:
             return None
-        return "time: %s is not a time preset (%s)" % (_show(v), ", ".join(TIMES))
+        return "time: %s is not a preset (%s) or a spec: byoyomi/600/5/30" % (
+            _show(v),
+            ", ".join(TIMES),
+        )
     if kind == _PIN:
         # The value is not shown: it may be someone's PIN mistyped.
         if isinstance(v, str) and len(v) == 4 and all("0" <= c <= "9" for c in v):

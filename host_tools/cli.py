@@ -40,14 +40,39 @@ def _micropython() -> str | None:
 
 @app.command()
 def gtp(
+    board_port: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="PORT", help="With --board: the board's serial port (default: find it)."
+        ),
+    ] = None,
     micropython: bool = typer.Option(
         False,
         "--micropython",
         help="Run it on the MicroPython unix port, as on the board (default: in this Python).",
     ),
+    board: bool = typer.Option(
+        False,
+        "--board",
+        help="The board (real or virtual) as the engine: its player plays genmove's moves, "
+        "play's stones are shown on its faces for the player to put down.",
+    ),
+    opponent: str = typer.Option(
+        "GTP opponent",
+        "--opponent",
+        metavar="NAME",
+        help="With --board: the opponent's name for the board's record (PB or PW).",
+    ),
 ) -> None:
     """Run the firmware's GTP engine on stdin/stdout, from any folder: Go (and Gomoku/Renju,
-    tengen-game) for a GTP controller such as GoGui or Sabaki, or a script."""
+    tengen-game) for a GTP controller such as GoGui or Sabaki, or a script. With --board the
+    engine is the player at the board: GoGui, Sabaki, gogui-twogtp or gtp2ogs play them."""
+    if board:
+        _gtp_board(board_port, opponent)
+        return
+    if board_port is not None:
+        err.print("[red]PORT is for --board.[/red]")
+        raise typer.Exit(EXIT_USAGE)
     if not micropython:
         from firmware.gtp import main as run_engine
 
@@ -83,6 +108,71 @@ def gtp(
         code = 130
     if code:
         raise typer.Exit(code)
+
+
+@app.command()
+def play(
+    engine: str = typer.Option(
+        ..., "--engine", metavar="CMD", help='The engine\'s command, e.g. "gnugo --mode gtp".'
+    ),
+    port: str = typer.Option(None, "--port", "-p", help="Serial port (default: find the board)."),
+    colour: str = typer.Option(
+        None,
+        "--colour",
+        help="The engine's side: black or white (default: the board's remote setting, "
+        "else white).",
+    ),
+    protocol: str = typer.Option(
+        "auto", "--protocol", help="auto (Go: gtp; Renju and Gomoku: gomocup), gtp or gomocup."
+    ),
+    json_out: bool = typer.Option(
+        False, "--json", help="One JSON object at the end (the lines go to stderr)."
+    ),
+) -> None:
+    """The PC runs an engine against the player at the board: a GTP engine for Go (GNU Go,
+    KataGo...), a Gomocup brain for Renju and Gomoku, with the game, komi, handicap and time
+    from the board's settings. The board shows the engine's moves for the player to place."""
+    from host_tools import play as P
+    from host_tools.link import LinkError
+
+    port = _port(port)
+    say = (
+        (lambda line: err.print(line, markup=False, highlight=False, soft_wrap=True))
+        if json_out
+        else None
+    )
+    try:
+        summary = P.run(port, engine, colour, protocol, **({"say": say} if say else {}))
+    except P.PlayError as e:
+        err.print("[red]%s[/red]" % e)
+        raise typer.Exit(EXIT_USAGE) from None
+    except LinkError as e:
+        raise _link_failed(port, e, json_out) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    if json_out:
+        typer.echo(P.main_text(summary))
+    if summary["error"]:
+        raise typer.Exit(EXIT_FAIL)
+
+
+def _gtp_board(port: str | None, opponent: str) -> None:
+    # tengen gtp --board: the board at ``port`` (or the one found) as a GTP engine; stdout
+    # carries GTP only, what happens goes to stderr.
+    from host_tools.board_player import BoardError
+    from host_tools.gtp_board import run
+    from host_tools.link import LinkError
+
+    port = _port(port)
+    try:
+        run(port, opponent)
+    except LinkError as e:
+        raise _link_failed(port, e) from None
+    except BoardError as e:
+        err.print("[red]The board at %s:[/red] %s" % (port, e))
+        raise typer.Exit(EXIT_FAIL) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
 
 
 @app.command()

@@ -29,10 +29,12 @@ VALID = {
     "offers": (1, 5, 10),
     "claims": ("auto", "claim"),
     "captures": (0, 1, 2),
-    "time": tuple(sorted(control.PRESETS)),
+    "time": tuple(sorted(control.PRESETS))
+    + ("absolute/600", "byoyomi/600/5/30", "canadian/0/25/600", "fischer/300/10"),
     "volume": (0, 1, 2, 3),
     "pin": ("0000", "1234", "9999"),
     "late_factor": (1, 2, 3),
+    "remote": (0, 1, 2),
     "black": ("", "Nie Weiping", "聂卫平", "x" * 32),
     "white": ("", "Cho Hunhyun"),
     "event": ("", "第1届应氏杯"),
@@ -51,10 +53,12 @@ INVALID = {
     "offers": (0, 11, "10", True, None),
     "claims": ("manual", "", False, None),
     "captures": (-1, 3, "refuse", True, None),
-    "time": ("45min", "", "CN-NATIONAL", 45, True, None),
+    "time": ("45min", "", "CN-NATIONAL", 45, True, None, "byoyomi/600/5", "byoyomi/600/5/5")
+    + ("absolute/0", "absolute/-1", "absolute/ 60", "fischer/1/2/3", "absolute/" + "9" * 30),
     "volume": (-1, 4, 2.0, "2", True, False, None),
     "pin": ("123", "12345", "12a4", "１２３４", " 123", 1234, True, None),
     "late_factor": (0, 4, 1.5, True, None),
+    "remote": (-1, 3, "white", True, None),
     "black": ("x" * 33, "tab\there", "line\n", "\x7f", 1, True, None),
     "white": ("y" * 40, 0),
     "event": (None, False),
@@ -71,7 +75,7 @@ def _bootable(s):
     assert s["game"] in GAMES and s["size"] in GAMES[s["game"]], s
     game = new_game(s)
     assert game.board.size == s["size"], s
-    assert control.PRESETS[s["time"]] is not None
+    assert control.lookup(s["time"]) is not None
 
 
 def _full(s):
@@ -98,6 +102,7 @@ def test_the_defaults_are_go_19_under_the_1988_rules():
         "volume": 2,
         "pin": "0000",
         "late_factor": 1,
+        "remote": 0,
         "black": "",
         "white": "",
         "event": "",
@@ -158,7 +163,8 @@ def test_every_setting_takes_its_values_and_refuses_others():
 def test_the_messages_say_what_is_wrong():
     assert S.check("game", "chess") == "game: chess is not one of go, renju, standard, freestyle"
     msg = S.check("time", "45min")
-    assert msg.startswith("time: 45min is not a time preset (") and "cn-national" in msg
+    assert msg.startswith("time: 45min is not a preset (") and "cn-national" in msg
+    assert "byoyomi/600/5/30" in msg
     for name in control.PRESETS:
         assert name in msg
     assert S.check("colour", "red") == "colour: not a setting"

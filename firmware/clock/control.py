@@ -181,3 +181,47 @@ def _presets():
 
 
 PRESETS = _presets()
+
+
+# A time control told by a PC (a GTP controller's time_settings, an online server's game):
+# "absolute/M", "byoyomi/M/P/T", "canadian/M/S/T", "fischer/M/I", all in seconds. The
+# setting keeps the text, so the journal's header (its ``tc``) says what the game was played
+# by, as a preset's name does.
+_SPECS = {"absolute": 1, "byoyomi": 3, "canadian": 3, "fischer": 2}
+SPEC_MAX = 32  # a spec's length at most (a setting's text, the header's tc)
+
+
+def parse(spec):
+    """The ``TimeControl`` of a spec such as ``"byoyomi/600/5/30"`` (see above); ValueError
+    with the reason if it is not one."""
+    if not isinstance(spec, str) or len(spec) > SPEC_MAX:
+        raise ValueError("not a time spec")
+    parts = spec.split("/")
+    want = _SPECS.get(parts[0])
+    if want is None or len(parts) != want + 1:
+        raise ValueError("not one of absolute/M, byoyomi/M/P/T, canadian/M/S/T, fischer/M/I")
+    n = []
+    for p in parts[1:]:
+        if not p or len(p) > 6 or not all("0" <= c <= "9" for c in p):
+            raise ValueError("%s: whole seconds" % p)
+        n.append(int(p))
+    kind = parts[0]
+    if kind == "absolute":
+        return absolute(n[0] * _SECOND, spec)
+    if kind == "byoyomi":
+        return japanese(n[0] * _SECOND, n[1], n[2] * _SECOND, spec)
+    if kind == "canadian":
+        return canadian(n[0] * _SECOND, n[1], n[2] * _SECOND, spec)
+    return fischer(n[0] * _SECOND, n[1] * _SECOND, spec)
+
+
+def lookup(name):
+    """The ``TimeControl`` a game's ``time`` setting names: a preset, or a spec (``parse``);
+    None if it is neither."""
+    tc = PRESETS.get(name) if isinstance(name, str) else None
+    if tc is not None:
+        return tc
+    try:
+        return parse(name)
+    except ValueError:
+        return None

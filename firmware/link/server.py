@@ -467,7 +467,19 @@ class Server:
             "result": m.result,
             "phase": PHASES[getattr(m, "phase", 0)],
             "game_no": getattr(self.journal, "game_no", 0) if self.journal else 0,
+            "remote": getattr(m, "remote", 0),
+            "expect": getattr(m, "expect", -1),
+            "dead": self._dead(m),
+            "margin4": m.counted[0] if getattr(m, "counted", None) else None,
         }
+
+    def _dead(self, m):
+        # Go's end: the stones the players lift as dead (point codes), as the count took
+        # them once counted (the result stays; the players clear the board after it).
+        phase = getattr(m, "phase", 0)
+        if phase == 1:  # match.DEAD
+            return [y << 5 | x for x, y in m.referee.dead_stones()]
+        return list(getattr(m, "dead", ())) if getattr(m, "counted", None) else []
 
     def cmd_watch(self, req):
         on = _field(req, "on", bool, True)
@@ -647,6 +659,108 @@ class Server:
             raise Reject("no_journal", "this board keeps no games")
         return self.journal
 
+    # ---- a remote side: an engine or an opponent elsewhere (match.py ``remote_move``) --------
+
+    def cmd_start(self, req):
+        # The next game with the board's settings, Black's clock running: the PAUSE key's
+        # start, for a PC that plays one side. A game just begun with the same settings is
+        # that game (asked again); one with moves must end first.
+        app = self.app
+        if not hasattr(app, "start"):
+            raise Reject("no_app", "this board cannot start games from the link")
+        now = self.now()
+        m = app.match
+        if m.phase == 3:  # match.OVER: the next game
+            app.next_game(now)
+            m = app.match
+        elif m.clock.state != 0:
+            if m.game.ply or m.result:
+                raise Reject("in_progress", "a game is being played: it must end first")
+            if m.settings == app.settings:
+                return {"started": True, "game_no": self._game_no()}
+            # Begun with other settings and no move yet: void (kept as such), made anew.
+            m._end("Void", 0, 5)  # match.END_ARBITER
+            app.next_game(now)
+        if not app.start(now):
+            from firmware.ui.say import point_name
+
+            m = app.match
+            fixes = m.referee.fixes()
+            names = [point_name(m.referee.code(i), not m.referee.go) for i, _ in fixes[:8]]
+            more = " ..." if len(fixes) > 8 else ""
+            raise Reject("not_clear", "clear the board first: %s%s" % (" ".join(names), more))
+        return {"started": True, "game_no": self._game_no()}
+
+    def _game_no(self):
+        return getattr(self.journal, "game_no", 0) if self.journal else 0
+
+    def cmd_move(self, req):
+        ply = _int(req, "ply", 0, 1 << 16)
+        point = _int(req, "point", 0, 1023)
+        m = self._match()
+        g = m.game
+        if ply < g.ply:  # asked again once made: the same answer
+            colour, p = _move(g, ply)
+            if p == point and colour == getattr(m, "remote", 0):
+                return {"placed": True, "ply": ply}
+            raise Reject(
+                "bad_ply", "move %d was another: the game has %d moves" % (ply + 1, g.ply)
+            )
+        if ply > g.ply:
+            raise Reject("bad_ply", "the game has %d moves" % g.ply)
+        expect = getattr(m, "expect", -1)
+        if expect >= 0:
+            if expect == point:
+                return {"placed": False, "ply": ply}
+            raise Reject("waiting", "the board waits for the last move to be put down")
+        if not hasattr(m, "remote_move"):
+            raise Reject("not_remote", "this game has no remote side")
+        err = m.remote_move(point, self.now())
+        if err:
+            words = {
+                "not_remote": "no side is played from the PC: set remote first",
+                "not_your_turn": "not the remote side's turn (or the clock is not running)",
+            }
+            raise Reject(err, m.why or words.get(err, err))
+        return {"placed": m.expect < 0, "ply": ply}
+
+    def cmd_resign(self, req):
+        side = _int(req, "side", 1, 2)
+        m = self._match()
+        if getattr(m, "remote", 0) != side:
+            raise Reject("not_remote", "only the remote side resigns from the PC")
+        if not m.result:
+            if m.clock.state == 0:
+                raise Reject("no_game", "no game in progress")
+            m.resign(side, self.now())
+        return {"result": m.result}
+
+    def cmd_undo(self, req):
+        ply = _int(req, "ply", 0, 1 << 16)
+        m = self._match()
+        if not getattr(m, "remote", 0):
+            raise Reject("not_remote", "an undo from the PC needs a remote side (or the arbiter)")
+        if ply == m.game.ply:
+            return {"ply": ply}
+        if m.result:
+            raise Reject("over", "the game is over")
+        if ply != m.game.ply - 1 or not m.remote_undo(self.now()):
+            raise Reject(
+                "bad_ply", "the game has %d moves: one is taken back at a time" % m.game.ply
+            )
+        return {"ply": m.game.ply}
+
+    def cmd_clock(self, req):
+        side = _int(req, "side", 1, 2)
+        ms = _int(req, "ms", 0, 100 * 3600 * 1000)
+        stones = _int(req, "stones", 0, 1000, 0)
+        m = self._match()
+        if not getattr(m, "remote", 0):
+            raise Reject("not_remote", "the clock is set from the PC only with a remote side")
+        if not m.remote_clock(side, ms, stones, self.now()):
+            raise Reject("no_game", "no game in progress")
+        return {"clocks": list(m.clocks())}
+
 
 COMMANDS = {
     "hello": Server.cmd_hello,
@@ -661,6 +775,11 @@ COMMANDS = {
     "adjust": Server.cmd_adjust,
     "maintenance": Server.cmd_maintenance,
     "pair": Server.cmd_pair,
+    "start": Server.cmd_start,
+    "move": Server.cmd_move,
+    "resign": Server.cmd_resign,
+    "undo": Server.cmd_undo,
+    "clock": Server.cmd_clock,
 }
 
 

@@ -35,6 +35,8 @@ FOUL = const(22)  # Renju claim mode: Black's forbidden move, White may claim (0
 CLAIM = const(23)  # a claim that decided the game (detail: the claiming colour)
 FALSE_CLAIM = const(24)  # a claim with nothing to claim (detail: the claiming colour)
 NOT_CLEAR = const(25)  # a start refused: stones on the board the new game does not have
+REMOTE = const(26)  # the remote side's move came (an engine, a player elsewhere): put it down
+WRONG_POINT = const(27)  # a stone for the remote's move on another point (points: its, this)
 
 WORDS = {
     MOVE: ("着子", "move"),
@@ -68,6 +70,8 @@ WORDS = {
     CLAIM: ("指出", "a claim that decided the game"),
     FALSE_CLAIM: ("指出无效", "a claim with nothing to claim"),
     NOT_CLEAR: ("请清盘", "clear the board before the game starts"),
+    REMOTE: ("对方着子：请代为落子", "the remote side's move: put its stone down"),
+    WRONG_POINT: ("落点不对：请放到指示的交叉点", "not that point: put the stone where shown"),
 }
 
 

@@ -782,13 +782,55 @@ class Referee:
     # ---- the arbiter and the end -------------------------------------------------------------
 
     def undo(self):
-        """The arbiter takes back the last move; ``fixes()`` then guides the board back."""
-        if not self.game.undo():
+        """The arbiter takes back the last move; ``fixes()`` then guides the board back. The
+        incident has the point of the stone to lift (none for a pass)."""
+        g = self.game
+        if not g.ply:
+            return False
+        moves = getattr(g, "moves", None)
+        p = moves[-1] & 1023 if isinstance(moves, list) else g.point(g.ply - 1)
+        if not g.undo():
             return False
         self.no = self._move_no()
         self.sync()  # a new turn: the undone stone still on the board is not its move
-        self._log(inc.UNDO, self._pts, 0)
+        k = 0
+        if p != 1023:
+            self._pts[0] = (p >> 5) * self.n + (p & 31)
+            k = 1
+        self._log(inc.UNDO, self._pts, k)
         return True
+
+    @micropython.native
+    def placed(self, i):
+        """A stone the board was told of (a remote side's move) at frame index ``i``: 1 when
+        the one new stone of the colour to play is there and every stone it captures is off
+        the board, 0 while not yet, ``-1 - j`` when the new stone is on frame index j instead.
+        Reads the look ``see`` just took."""
+        nc = self._nc
+        if nc[_N_MINE] != 1:
+            return 0
+        j = self._first_of(_MINE)
+        if j != i:
+            return -1 - j
+        if nc[_N_MISSING] or nc[_N_OTHER] or nc[_N_UNSURE]:
+            return 0
+        if self.go:
+            self._takes(i)
+            t = self._taken
+            k = 0
+            while k < self._ntaken:
+                if self.seen[t[k]] != EMPTY:
+                    return 0
+                k += 1
+        return 1
+
+    def forget_first(self):
+        """This turn's stone was put down for a move the board was told of, on the wrong
+        point: it is no move (the first-point rule is for a player's own stone), and the next
+        stone put down after it is lifted is watched for afresh."""
+        self.first = -1
+        self.moved = -1
+        self.fresh = False
 
     def dead_stones(self):
         """Go's end: the stones of the position the players have lifted, as ``(x, y)``."""

@@ -53,7 +53,13 @@ _SAY = {
     inc.CLAIM: ("CLAIM", BOTH, False, "a claim"),
     inc.FALSE_CLAIM: ("NO CLM", BOTH, True, "nothing to claim"),
     inc.NOT_CLEAR: ("CLEAR", BOTH, True, "clear the board to start"),
+    # The remote side's move goes to the player at the board (the side not to move): the
+    # colour's letter in the big cells, the point in the small ones ("W Q16").
+    inc.REMOTE: ("", OTHER, False, "the remote side's move: put its stone there"),
+    inc.WRONG_POINT: ("PUT", OTHER, True, "not that point: the stone belongs there"),
 }
+
+_COLOUR_LETTERS = ("?", "B", "W")
 
 _UNKNOWN = ("?", BOTH, True, "an incident")
 
@@ -109,6 +115,8 @@ def _go_reason(kind, detail, gomoku):
 def word(kind, detail, gomoku):
     """The word in the big cells for an incident: Go's illegal points say why (KO ...)."""
     reason = _go_reason(kind, detail, gomoku)
+    if kind == inc.REMOTE:  # detail: the remote side's colour
+        return _COLOUR_LETTERS[detail if detail == 1 or detail == 2 else 0]
     return _GO_ILLEGAL[reason] if reason else _SAY.get(kind, _UNKNOWN)[0]
 
 
@@ -158,10 +166,12 @@ def incident(kind, points, detail, gomoku):
     small = bytes(buf[: small_into(buf, kind, len(points), points[0] if points else 0, gomoku)])
     small = small.decode()
     if points and kind != inc.OFFERS and kind != inc.NOT_CLEAR:
-        if len(points) > 1:
+        if len(points) > 1 and kind != inc.WRONG_POINT:
             m += " (%d points)" % len(points)
         if kind == inc.MOVED_NEW:  # the first point, where the stone must go back
             m = "put it back on " + small
+        elif kind == inc.REMOTE or kind == inc.WRONG_POINT:  # where the stone belongs
+            m = m.replace("there", small)
     return w, small, m
 
 

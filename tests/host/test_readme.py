@@ -36,7 +36,8 @@ def test_every_tengen_command_in_the_readme_exists_with_its_options():
             r = runner.invoke(app, [cmd, "--help"])
             assert r.exit_code == 0, (cmd, r.output)
             helps[cmd] = r.output
-        for opt in re.findall(r"(--[a-z][a-z-]*)", rest):
+        # Options inside quotes are another program's (the engine of ``tengen play``).
+        for opt in re.findall(r"(--[a-z][a-z-]*)", re.sub(r'"[^"]*"', '""', rest)):
             assert opt in helps[cmd], (cmd, opt)
 
 

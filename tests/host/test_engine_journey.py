@@ -1,0 +1,287 @@
+"""An engine against the player at a virtual board, through the installed commands (issue L).
+
+Nothing here is fake but the player's hands (tests/host/seat.py): the virtual board (the
+firmware on the MicroPython unix port, its link on a pseudo-terminal), GNU Go from Debian, a
+Gomocup brain built from C, the installed ``tengen play`` and ``tengen gtp --board`` started
+from another folder, and for the second journey ``@sabaki/gtp`` — the controller library
+Sabaki itself uses — running GNU Go against the board as two engines. What is compared: the
+board's record as ``tengen sync`` brings it home against what the engine played.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sgfmill import sgf
+
+from firmware.rules.go import Game
+from firmware.rules.gomoku import RENJU, Gomoku
+from host_tools.link import RUNTIME_ENV, Link
+from tests.host import seat as SEAT
+from tests.host.test_gtp_match import find_gnugo, node_and_gtp, run_match
+from tests.host.test_pbrain import build_brain
+
+ROOT = Path(__file__).resolve().parents[2]
+TENGEN = Path(sys.executable).parent / "tengen"
+MICROPYTHON = ROOT / ".venv" / "bin" / "micropython"
+
+needs_board = pytest.mark.skipif(
+    not MICROPYTHON.exists() or not TENGEN.exists(),
+    reason="the MicroPython unix port and the installed tengen command are needed (make venv)",
+)
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    e = dict(os.environ)
+    for key, sub in ((RUNTIME_ENV, "run"), ("TENGEN_CONFIG_DIR", "config")):
+        e[key] = str(tmp_path / sub)
+        monkeypatch.setenv(key, e[key])
+    e["TENGEN_DATA_DIR"] = str(tmp_path / "data")
+    return e
+
+
+def gnugo_or_skip() -> str:
+    g = find_gnugo()
+    if g is None:
+        pytest.skip("GNU Go is not installed (make venv installs Debian's gnugo as root)")
+    return g
+
+
+def gnugo(path: str, seed: int) -> str:
+    # Chinese (area) rules as the board counts; never resigning: the game ends in a count.
+    return "%s --mode gtp --level 1 --seed %d --chinese-rules --never-resign" % (
+        shlex.quote(path),
+        seed,
+    )
+
+
+def configure(port: str, **settings) -> None:
+    with Link(port) as link:
+        link.request("settings", set=settings)
+
+
+def sync_home(port: str, dest: Path, env: dict) -> list[Path]:
+    r = subprocess.run(
+        [str(TENGEN), "sync", "--port", port, "--dest", str(dest)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    return sorted(dest.glob("*/*.sgf"))
+
+
+def sgf_moves(path: Path, size: int) -> list[tuple[int, int]]:
+    """(colour, point code) of an SGF's main line: the one encoding, y from the bottom."""
+    game = sgf.Sgf_game.from_bytes(path.read_bytes())
+    out = []
+    for node in game.get_main_sequence()[1:]:
+        colour, move = node.get_move()
+        if colour is None:
+            continue
+        c = 1 if colour == "b" else 2
+        out.append((c, 1023 if move is None else move[0] << 5 | move[1]))
+    return out
+
+
+def dead_by_gnugo(path: str):
+    """The dead stones as GNU Go judges them: what the player lifts before the count."""
+
+    def dead(game: Game):
+        cmds = ["boardsize %d" % game.size, "clear_board"]
+        from firmware.rules.coords import vertex
+
+        for i in range(game.ply):
+            c, x, y = game.move(i)
+            cmds.append(
+                "play %s %s" % ("b" if c == 1 else "w", "pass" if x is None else vertex(x, y))
+            )
+        cmds += ["final_status_list dead", "quit"]
+        r = subprocess.run(
+            shlex.split(gnugo(path, 1)),
+            input="\n".join(cmds) + "\n",
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        answers = [a for a in r.stdout.split("\n\n") if a.strip()]
+        from firmware.rules.coords import parse_vertex
+
+        return [parse_vertex(v, game.size) for v in answers[-2].lstrip("= ").split()]
+
+    return dead
+
+
+@needs_board
+def test_gnu_go_against_the_player_through_tengen_play(tmp_path, env):
+    from host_tools.sim import Board
+
+    path = gnugo_or_skip()
+    board = Board(tmp_path / "flash", seed=4)
+    seat = None
+    try:
+        configure(board.link, game="go", size=9, komi2=11, time="absolute/3600")
+        seat = SEAT.Seat(
+            board,
+            Game(9),
+            SEAT.BLACK,
+            SEAT.go_policy(seed=7, moves=14),
+            wrong=2,
+            dead=dead_by_gnugo(path),
+        )
+        seat.start()
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        r = subprocess.run(
+            [str(TENGEN), "play", "--engine", gnugo(path, 3), "--port", board.link, "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=elsewhere,
+            timeout=900,
+        )
+        seat.join(120)
+        assert r.returncode == 0, (r.stdout, r.stderr[-3000:], seat.error)
+        assert seat.error is None, seat.error
+        summary = json.loads(r.stdout)
+        assert summary["engine"].startswith("GNU Go") and summary["colour"] in (2, "white")
+        # The stone put on the wrong point for the engine's second move was refused, said.
+        assert seat.seen_wrong.startswith("PUT") and seat.faces_said[1].startswith("W")
+        moves = [tuple(m) for m in summary["moves"]]
+        assert moves == seat.moves
+        [home] = sync_home(board.link, tmp_path / "home", env)
+        assert sgf_moves(home, 9) == moves
+        root = sgf.Sgf_game.from_bytes(home.read_bytes()).get_root()
+        assert root.get("PW").startswith("GNU Go")  # who the opponent was
+        # The board's count (the dead stones lifted as GNU Go judged them) is GNU Go's score.
+        assert root.get("RE") == summary["result"]
+        assert summary["engine_score"] == summary["result"], summary
+    finally:
+        if seat is not None:
+            seat.stop()
+        board.close()
+
+
+@needs_board
+def test_sabaki_gtp_runs_gnu_go_against_tengen_gtp_board(tmp_path, env):
+    from host_tools.sim import Board
+
+    path = gnugo_or_skip()
+    tools = node_and_gtp()
+    if tools is None:
+        pytest.skip("node or @sabaki/gtp is missing (make venv installs it with npm)")
+    node, modules = tools
+    board = Board(tmp_path / "flash", seed=6)
+    seat = None
+    try:
+        seat = SEAT.Seat(
+            board,
+            Game(9),
+            SEAT.WHITE,
+            SEAT.go_policy(seed=11, moves=12),
+            wrong=3,
+            dead=dead_by_gnugo(path),
+        )
+        seat.start()
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        tengen = "%s gtp --board %s --opponent 'GNU Go 3.8'" % (
+            shlex.quote(str(TENGEN)),
+            shlex.quote(board.link),
+        )
+        os.environ.update({k: env[k] for k in (RUNTIME_ENV, "TENGEN_CONFIG_DIR")})
+        match = run_match(
+            node,
+            modules,
+            gnugo(path, 5),
+            tengen,
+            "--size",
+            "9",
+            "--komi",
+            "5.5",
+            cwd=str(elsewhere),
+            timeout=900,
+        )
+        seat.join(120)
+        assert seat.error is None, seat.error
+        assert match["errors"] == [], match
+        assert match["end"] == "passes", match
+        moves = [(1 if c == "B" else 2, _code(v)) for c, v in match["moves"]]
+        assert moves == seat.moves
+        [home] = sync_home(board.link, tmp_path / "home", env)
+        assert sgf_moves(home, 9) == moves
+        root = sgf.Sgf_game.from_bytes(home.read_bytes()).get_root()
+        assert root.get("PB") == "GNU Go 3.8"
+        # Both engines' final_score: GNU Go's own and the board's count agree.
+        assert match["scores"]["white"] == root.get("RE")
+        assert match["scores"]["black"] == match["scores"]["white"], match
+    finally:
+        if seat is not None:
+            seat.stop()
+        board.close()
+
+
+def _code(v: str) -> int:
+    from firmware.rules.coords import parse_vertex
+
+    xy = parse_vertex(v, 9)
+    return 1023 if xy is None else xy[1] << 5 | xy[0]
+
+
+@needs_board
+def test_a_renju_game_against_a_gomocup_brain_to_a_five_or_a_foul(tmp_path, env):
+    from host_tools.sim import Board
+
+    brain = build_brain(tmp_path)
+    board = Board(tmp_path / "flash", seed=8)
+    seat = None
+    try:
+        configure(board.link, game="renju", opening="free", time="fischer/600/10")
+        seat = SEAT.Seat(board, Gomoku(RENJU, 15), SEAT.BLACK, SEAT.renju_policy(seed=3), wrong=2)
+        seat.start()
+        r = subprocess.run(
+            [str(TENGEN), "play", "--engine", str(brain), "--port", board.link, "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=900,
+        )
+        seat.join(120)
+        assert r.returncode == 0, (r.stdout, r.stderr[-3000:], seat.error)
+        assert seat.error is None, seat.error
+        summary = json.loads(r.stdout)
+        assert summary["engine"].startswith("pbrain-tiny")
+        assert seat.seen_wrong.startswith("PUT")
+        result = summary["result"]
+        assert result.startswith("W+") or result.startswith("B+"), summary
+        assert seat.game.winner, "the game did not end by the rules"
+        moves = [tuple(m) for m in summary["moves"]]
+        assert moves == seat.moves
+        [home] = sync_home(board.link, tmp_path / "home", env)
+        text = home.read_text()
+        assert "GM[4]" in text and "PW[pbrain-tiny" in text
+        assert sgf_moves(home, 15) == moves or _gomoku_moves(text) == moves
+    finally:
+        if seat is not None:
+            seat.stop()
+        board.close()
+
+
+def _gomoku_moves(text: str) -> list[tuple[int, int]]:
+    # GM[4] SGF: ;B[hh] with 'a' the top row, as Go's SGF.
+    import re
+
+    out = []
+    for colour, where in re.findall(r";([BW])\[([a-o]{2})\]", text):
+        x, row = ord(where[0]) - 97, ord(where[1]) - 97
+        out.append((1 if colour == "B" else 2, (14 - row) << 5 | x))
+    return out

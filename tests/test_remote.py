@@ -1,0 +1,255 @@
+"""A side played from the PC (an engine, an opponent elsewhere) at the real board (issue L).
+
+The real ``App`` on the simulated grid (tests/rig.py: faces and buzzer recorded) with the real
+link ``Server`` on it: the PC's requests go in as the serial line's bytes, the player's hands
+put the stones down. What is asserted is what the player sees and hears, what the link answers
+and what the journal keeps. Both runtimes.
+"""
+
+import json
+
+from firmware.link.server import Server
+from firmware.match import OVER, standing
+from firmware.referee import incidents as inc
+from firmware.store import records as R
+from firmware.store.journal import Journal
+from firmware.ui import say
+from tests.rig import Rig
+from tests.test_journal import fresh_root
+
+
+class Board:
+    """A rig with its link: ``ask(cmd, **fields)`` is the PC's request, its reply a dict."""
+
+    def __init__(self, settings, journal=True):
+        self.journal = Journal(fresh_root(blocks=128)) if journal else None
+        self.rig = Rig(settings, journal=self.journal)
+        self.events = []
+        self.srv = Server(
+            self.rig.app,
+            self.journal,
+            b"k" * 32,
+            out=self._out,
+            now=lambda: self.rig.now,
+            settings=self.rig.app.settings,
+        )
+        self.rig.app.server = self.srv
+        self.ids = 0
+
+    def _out(self, data):
+        obj = json.loads(bytes(data).decode())
+        if "event" in obj:
+            self.events.append(obj)
+
+    def ask(self, cmd, **fields):
+        self.ids += 1
+        req = {"v": 1, "id": self.ids, "cmd": cmd}
+        req.update(fields)
+        return json.loads(self.srv.handle(json.dumps(req).encode()).decode())
+
+    def ok(self, cmd, **fields):
+        r = self.ask(cmd, **fields)
+        assert r["ok"], r
+        return r
+
+    def records(self):
+        """The newest game's records (in progress or finished)."""
+        return self.journal.records(self.journal.games()[-1][0])
+
+    def code(self, v):
+        """The point code of a vertex of the game (``y << 5 | x``, y from the bottom)."""
+        x, y = self.rig._xy(v)
+        m = (19 - self.rig.match.game.board.size) // 2
+        return (y - m) << 5 | (x - m)
+
+
+def _go9(remote=2, **more):
+    s = {"game": "go", "size": 9, "time": "quick", "remote": remote}
+    s.update(more)
+    return Board(s)
+
+
+def test_the_remote_move_is_shown_to_the_player_and_committed_when_put_down():
+    b = _go9(remote=2, white="GNU Go 3.8")
+    rig = b.rig
+    assert b.ok("start")["started"]
+    rig.put("C3", "b")
+    rig.press("b")
+    st = b.ok("state")
+    assert st["ply"] == 1 and st["remote"] == 2 and st["expect"] == -1
+    rig.heard()
+    # White's move comes from the PC: Black's face says it, with the cue.
+    r = b.ok("move", ply=1, point=b.code("E5"))
+    assert r["placed"] is False
+    rig.run(100)
+    assert rig.seen("b") == "W E5"
+    assert "CONFIRM" in rig.heard()
+    assert b.ok("state")["expect"] == b.code("E5")
+    # White's clock runs while the stone is not down.
+    assert rig.match.clock.running == 2
+    # Asked again: the same answer, nothing done twice.
+    assert b.ok("move", ply=1, point=b.code("E5"))["placed"] is False
+    # Put on the wrong point: refused and said, where the stone belongs.
+    rig.put("E6", "w")
+    assert rig.seen("b") == "PUT E5"
+    assert "REFUSE" in rig.heard()
+    assert rig.match.game.ply == 1
+    rig.lift("E6")
+    rig.run(3000)
+    assert rig.seen("b") == "W E5"  # the notice gone, the move still waits
+    rig.put("E5", "w")
+    st = b.ok("state")
+    assert st["ply"] == 2 and st["expect"] == -1 and st["moves"][1] == b.code("E5")
+    assert rig.match.clock.running == 1  # Black's turn, Black's clock
+    assert b.ok("move", ply=1, point=b.code("E5"))["placed"] is True  # asked again
+    # The journal keeps the move, when it came and where it was put instead.
+    recs = b.records()
+    kinds = [r[1] for r in recs if r[0] == R.INCIDENT]
+    assert inc.REMOTE in kinds and inc.WRONG_POINT in kinds
+    wrong = [r for r in recs if r[0] == R.INCIDENT and r[1] == inc.WRONG_POINT][0]
+    assert list(wrong[4]) == [b.code("E5"), b.code("E6")]
+    moves = [r for r in recs if r[0] == R.MOVE]
+    assert [m[3] for m in moves] == [b.code("C3"), b.code("E5")]
+    assert '"remote":2' in recs[0][1]["extra"] and "GNU Go 3.8" in recs[0][1]["extra"]
+
+
+def test_captures_must_be_lifted_before_the_remote_move_counts():
+    b = _go9(remote=2)
+    rig = b.rig
+    b.ok("start")
+    # Black C3 … White surrounds it: B C3, W C4, B G7, W D3, B G6, W C2, B G5, then W B3 takes.
+    script = [("b", "C3"), ("w", "C4"), ("b", "G7"), ("w", "D3"), ("b", "G6"), ("w", "C2")]
+    script += [("b", "G5")]
+    for colour, v in script:
+        if colour == "b":
+            rig.put(v, "b")
+            rig.press("b")
+        else:
+            b.ok("move", ply=rig.match.game.ply, point=b.code(v))
+            rig.put(v, "w")
+    assert rig.match.game.ply == 7
+    b.ok("move", ply=7, point=b.code("B3"))
+    rig.put("B3", "w")
+    assert rig.match.game.ply == 7  # C3 is still on the board: not yet
+    rig.lift("C3")
+    assert rig.match.game.ply == 8
+    assert rig.match.game.captures[2] == 1
+
+
+def test_a_remote_pass_undo_time_and_resignation():
+    b = _go9(remote=2)
+    rig = b.rig
+    b.ok("start")
+    rig.put("C3", "b")
+    rig.press("b")
+    assert b.ok("move", ply=1, point=1023)["placed"] is True  # a pass is made at once
+    assert rig.match.game.ply == 2 and rig.match.clock.running == 1
+    # The PC takes back White's pass, then Black's C3: the faces say which stone to lift.
+    assert b.ok("undo", ply=1)["ply"] == 1
+    assert rig.match.clock.running == 2
+    assert b.ok("undo", ply=0)["ply"] == 0
+    assert rig.match.clock.running == 1
+    rig.run(100)
+    assert rig.seen("b") == "UNDO C3"
+    rig.lift("C3")
+    rig.put("D4", "b")
+    rig.press("b")
+    assert rig.match.game.ply == 1
+    # The remote's clock as its controller says (GTP time_left): 5 minutes of main time.
+    clocks = b.ok("clock", side=2, ms=300000, stones=0)["clocks"]
+    assert clocks[2] == 300000
+    assert b.ask("resign", side=1)["error"] == "not_remote"  # the player resigns at the board
+    assert b.ok("resign", side=2)["result"] == "B+R"
+    assert rig.match.phase == OVER
+    # The record: the moves that stand (D4 alone), the undos kept.
+    recs = b.records()
+    assert [r[1] for r in recs if r[0] == R.EDIT].count(9) == 2
+    assert [m[2] for m in standing({"records": recs, "moves": []})] == [b.code("D4")]
+
+
+def test_the_remote_side_s_paddle_is_the_board_s():
+    b = _go9(remote=2)
+    rig = b.rig
+    b.ok("start")
+    rig.put("C3", "b")
+    rig.press("b")
+    rig.put("E5", "w")  # a white stone down before the PC said anything
+    rig.press("w")  # the player presses White's paddle: ignored, White's move is the PC's
+    assert rig.match.game.ply == 1
+    rig.lift("E5")
+    b.ok("move", ply=1, point=b.code("E5"))
+    rig.put("E5", "w")
+    assert rig.match.game.ply == 2
+
+
+def test_refusals_say_why():
+    b = _go9(remote=2)
+    rig = b.rig
+    assert b.ask("move", ply=0, point=0)["error"] == "not_your_turn"  # not started
+    b.ok("start")
+    assert b.ask("start")["ok"]  # asked again at once: the same game
+    assert b.ask("move", ply=0, point=0)["error"] == "not_your_turn"  # Black's turn
+    rig.put("C3", "b")
+    rig.press("b")
+    r = b.ask("move", ply=1, point=b.code("C3"))
+    assert r["error"] == "illegal" and "taken" in r["message"], r
+    assert b.ask("move", ply=5, point=0)["error"] == "bad_ply"
+    assert b.ask("move", ply=1, point=9 << 5 | 9)["error"] == "illegal"  # off a 9x9 board
+    assert b.ask("start")["error"] == "in_progress"
+    assert b.ask("undo", ply=0)["ok"]
+    plain = Board({"game": "go", "size": 9, "time": "quick"})
+    plain.ok("start")
+    plain.rig.put("C3", "b")
+    plain.rig.press("b")
+    assert plain.ask("move", ply=1, point=0)["error"] == "not_remote"
+    assert plain.ask("undo", ply=0)["error"] == "not_remote"
+
+
+def test_start_waits_for_a_clear_board_and_a_finished_game_makes_the_next():
+    b = _go9(remote=1)
+    rig = b.rig
+    rig.put("A1", "w")
+    r = b.ask("start")
+    assert r["error"] == "not_clear" and "A1" in r["message"]
+    rig.run(100)
+    assert rig.seen("b").startswith("CLEAR")
+    rig.lift("A1")
+    b.ok("start")
+    b.ok("move", ply=0, point=b.code("E5"))  # the remote plays Black: White's face says it
+    rig.run(100)
+    assert rig.seen("w") == "B E5"
+    rig.put("E5", "b")
+    assert rig.match.game.ply == 1 and rig.match.clock.running == 2
+    b.ok("resign", side=1)
+    first = b.journal.games()[-1][0]
+    rig.lift("E5")
+    assert b.ok("start")["game_no"] == first + 1
+
+
+def test_renju_remote_move_sits_in_the_middle_of_the_grid():
+    b = Board({"game": "renju", "opening": "free", "time": "renju-rif", "remote": 1})
+    rig = b.rig
+    b.ok("start")
+    h8 = 7 << 5 | 7  # 天元 of the 15x15 game
+    b.ok("move", ply=0, point=h8)
+    rig.run(100)
+    assert rig.seen("w") == "B H8"
+    assert say.point_name(h8, True) == "H8"
+    rig.grid.put(9, 9, 1)  # the grid's middle
+    rig.run(200)
+    assert rig.match.game.ply == 1
+    rig.put("H9", "w")
+    rig.press("w")
+    assert b.ok("move", ply=2, point=8 << 5 | 8)["placed"] is False
+    rig.put("I9", "b")
+    assert rig.match.game.ply == 3
+
+
+def test_a_time_spec_from_the_pc_is_the_game_s_clock():
+    b = _go9(remote=2, time="byoyomi/600/5/30")
+    b.ok("start")
+    c = b.rig.match.clock
+    assert c.control.kind == 3 and c.control.main_ms == 600000 and c.control.periods == 5
+    assert b.journal and b.journal.game_no
+    r = b.ask("settings", set={"time": "byoyomi/600/5/3"})  # periods of 10-60 s
+    assert not r["ok"] and "spec" in r["message"]
