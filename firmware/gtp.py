@@ -204,7 +204,19 @@ def split_command(line):
 
 class Admin:
     """The administrative commands every engine answers the same way (GTP 6.3.1), over the
-    engine's ``COMMANDS``."""
+    engine's ``COMMANDS`` and ``NAME``."""
+
+    NAME = NAME
+
+    def cmd_protocol_version(self, args):
+        """GTP version: 2."""
+        _want(args, 0)
+        return "2"
+
+    def cmd_name(self, args):
+        """The engine's name."""
+        _want(args, 0)
+        return self.NAME
 
     def cmd_known_command(self, args):
         """``true`` if the command exists, else ``false``."""
@@ -277,16 +289,6 @@ class Engine(Admin):
         return [vertex(x, y) for y in range(n) for x in range(n) if b.color_at(x, y) == c]
 
     # ---- administrative commands (GTP 6.3.1) ---------------------------------------------
-
-    def cmd_protocol_version(self, args):
-        """GTP version: 2."""
-        _want(args, 0)
-        return "2"
-
-    def cmd_name(self, args):
-        """The engine's name."""
-        _want(args, 0)
-        return NAME
 
     def cmd_version(self, args):
         """The engine's version."""
@@ -547,8 +549,8 @@ class Engine(Admin):
         return "" if self.repetition < 0 else str(self.repetition)
 
     COMMANDS = {
-        "protocol_version": cmd_protocol_version,
-        "name": cmd_name,
+        "protocol_version": Admin.cmd_protocol_version,
+        "name": Admin.cmd_name,
         "version": cmd_version,
         "known_command": Admin.cmd_known_command,
         "list_commands": Admin.cmd_list_commands,

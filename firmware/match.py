@@ -481,6 +481,12 @@ class Match:
         if self.warnings[side] >= 2 and not self.result:
             self._end("W+F" if side == BLACK else "B+F", 3 - side, END_RULES)
 
+    def void(self):
+        """The game ends without a winner, kept as Void: a game begun and not played that the
+        PC starts again with other settings (link ``start``)."""
+        if not self.result:
+            self._end("Void", 0, END_ARBITER)
+
     def resign(self, side, now):
         """``side`` resigns."""
         if not self.result:

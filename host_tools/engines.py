@@ -224,7 +224,18 @@ class _Engine:
     """What both protocols' clients share: the process (``p``), and its end: the protocol's
     goodbye (``_goodbye``: GTP ``quit``, Gomocup ``END``), then terminate, then kill."""
 
-    p: _Process
+    size = 19  # until the game's is told
+
+    def __init__(
+        self,
+        cmd: str,
+        timeout: float = COMMAND_TIMEOUT,
+        move_timeout: float = MOVE_TIMEOUT,
+        stderr=None,
+    ):
+        self.timeout = timeout  # seconds for a command's answer
+        self.move_timeout = move_timeout  # seconds for a move's
+        self.p = _Process(cmd, stderr)
 
     def _goodbye(self) -> None:
         raise NotImplementedError
@@ -248,18 +259,11 @@ class _Engine:
 class GtpEngine(_Engine):
     """A GTP engine (GTP 2) over its subprocess: ``GtpEngine("gnugo --mode gtp")``."""
 
-    def __init__(
-        self,
-        cmd: str,
-        timeout: float = COMMAND_TIMEOUT,
-        move_timeout: float = MOVE_TIMEOUT,
-        stderr=None,
-    ):
-        self.timeout = timeout
-        self.move_timeout = move_timeout
-        self.size = 19
+    size = 19
+
+    def __init__(self, cmd: str, *args, **kwargs):
+        super().__init__(cmd, *args, **kwargs)
         self._known: set[str] | None = None
-        self.p = _Process(cmd, stderr)
 
     def send(self, command: str, timeout: float | None = None) -> str:
         """Send one command; the answer's text (lines joined by newlines). EngineError on a
@@ -391,18 +395,11 @@ class GomocupBrain(_Engine):
     """A Gomocup (Piskvork) brain over its subprocess, the manager's side of the protocol:
     ``START``, ``INFO``, ``BEGIN``, ``TURN``, ``BOARD``, ``ABOUT``, ``END``."""
 
-    def __init__(
-        self,
-        cmd: str,
-        timeout: float = COMMAND_TIMEOUT,
-        move_timeout: float = MOVE_TIMEOUT,
-        stderr=None,
-    ):
-        self.timeout = timeout
-        self.move_timeout = move_timeout
-        self.size = 15
+    size = 15
+
+    def __init__(self, cmd: str, *args, **kwargs):
+        super().__init__(cmd, *args, **kwargs)
         self.messages: list[str] = []  # the brain's MESSAGE lines, for the curious
-        self.p = _Process(cmd, stderr)
 
     def _answer(self, command: str, timeout: float) -> str:
         # The brain's answer line, past its MESSAGE/DEBUG/SUGGEST lines.

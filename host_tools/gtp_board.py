@@ -37,11 +37,11 @@ from firmware.rules.coords import GO_COLUMNS, parse_vertex, vertex
 from firmware.rules.go import KO_RULES, Game, fixed_handicap
 from firmware.rules.go_board import BLACK, WHITE
 from firmware.rules.go_count import result_sgf
+from firmware.settings import TEXT_MAX as NAME_MAX  # a player's name on the board
 from host_tools.board_player import PASS, BoardError, BoardPlayer, GameOver, Illegal
 
 NAME = "Tengen board"
 DEFAULT_OPPONENT = "GTP opponent"
-NAME_MAX = 32  # the board keeps at most this many characters of a player's name
 SIZES = (9, 13, 19)
 
 _COLOR_NAMES = ("", "black", "white")
@@ -72,6 +72,8 @@ class Engine(Admin):
     """One GTP session over ``player`` (a BoardPlayer): the settings for the board's next
     game, and whether it has begun. ``opponent``: the remote player's name for the records;
     ``log``: where the waiting is told (stderr in ``run``)."""
+
+    NAME = NAME
 
     def __init__(self, player: BoardPlayer, opponent: str = DEFAULT_OPPONENT, log=None):
         self.player = player
@@ -229,16 +231,6 @@ class Engine(Admin):
             self.log("time_left not given to the board: %s" % e)
 
     # ---- administrative commands ---------------------------------------------------------
-
-    def cmd_protocol_version(self, args):
-        """GTP version: 2."""
-        _want(args, 0)
-        return "2"
-
-    def cmd_name(self, args):
-        """The engine's name."""
-        _want(args, 0)
-        return NAME
 
     def cmd_version(self, args):
         """The board's firmware version and the host tools'."""
@@ -488,8 +480,8 @@ class Engine(Admin):
         return " ".join(vertex(x, y) for x, y in self._stones(self._position(), c))
 
     COMMANDS = {
-        "protocol_version": cmd_protocol_version,
-        "name": cmd_name,
+        "protocol_version": Admin.cmd_protocol_version,
+        "name": Admin.cmd_name,
         "version": cmd_version,
         "known_command": Admin.cmd_known_command,
         "list_commands": Admin.cmd_list_commands,

@@ -224,6 +224,13 @@ def test_start_waits_for_a_clear_board_and_a_finished_game_makes_the_next():
     first = b.journal.games()[-1][0]
     rig.lift("E5")
     assert b.ok("start")["game_no"] == first + 1
+    # Begun, no move yet, and the PC changes the game (a GTP boardsize): that game is kept as
+    # Void and the new one starts.
+    b.ok("settings", set={"size": 13})
+    r = b.ok("start")
+    assert r["game_no"] == first + 2 and rig.match.game.board.size == 13
+    assert b.journal.records(first + 1)[-1][0] == R.RESULT
+    assert b.ask("start")["game_no"] == first + 2  # asked again: the same game
 
 
 def test_renju_remote_move_sits_in_the_middle_of_the_grid():

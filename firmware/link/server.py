@@ -679,7 +679,7 @@ class Server:
             if m.settings == app.settings:
                 return {"started": True, "game_no": self._game_no()}
             # Begun with other settings and no move yet: void (kept as such), made anew.
-            m._end("Void", 0, 5)  # match.END_ARBITER
+            m.void()
             app.next_game(now)
         if not app.start(now):
             from firmware.ui.say import point_name
