@@ -10,6 +10,8 @@
 #                games, tengen relay and tengen hall; prints the page's address (DEMO_ARGS:
 #                e.g. --boards 8 --pace 2 --for 600 --folder DIR)
 #   make bench   every bench/bench_*.py on the MicroPython unix port, then bench/host_sync.py
+#   make hardware  the board's schematic as code: netlists, ERC, pin-map check, BOM, picture
+#                (hardware/out/; HARDWARE_ARGS=--check only compares)
 #   make clean   remove the virtual environment, caches and build artefacts
 
 PYTHON ?= python3
@@ -22,7 +24,7 @@ STAMP := $(VENV)/.installed
 MP_TEST_HEAP := 64M
 
 .DEFAULT_GOAL := test
-.PHONY: venv test lint format sim gtp hall-demo bench clean
+.PHONY: venv test lint format sim gtp hall-demo bench hardware clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,9 +51,22 @@ $(STAMP): pyproject.toml
 	-command -v gnugo >/dev/null || [ -x /usr/games/gnugo ] || { [ "$$(id -u)" = 0 ] && command \
 	  -v apt-get >/dev/null && { apt-get install -y -qq gnugo || { apt-get update -qq && \
 	  apt-get install -y -qq gnugo; }; } >/dev/null 2>&1; }
+	@# kicad-symbols and kicad-footprints (KiCad's own libraries: the schematic's symbols, the
+	@# footprints the BOM names and checks) and graphviz (the block diagram): Debian's apt the
+	@# same way; make hardware and tests/host/test_hardware.py say so when they are missing.
+	-{ [ -f /usr/share/kicad/symbols/74xx.kicad_sym ] && [ -d /usr/share/kicad/footprints ] && \
+	  command -v dot >/dev/null; } || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  { apt-get install -y -qq kicad-symbols kicad-footprints graphviz || { apt-get update -qq \
+	  && apt-get install -y -qq kicad-symbols kicad-footprints graphviz; }; } >/dev/null 2>&1; }
 	touch $@
 
 venv: $(STAMP)
+
+# The board's design as code (hardware/design/): the netlists, the electrical rules check, the
+# pin map checked against the firmware, the BOM and the block diagram, into hardware/out/.
+# HARDWARE_ARGS=--check writes nothing and fails if hardware/out differs from the design.
+hardware: $(STAMP)
+	$(BIN)/python -m hardware.design $(HARDWARE_ARGS)
 
 # Lint, pytest, then the MicroPython runner: all three always run, so a failure in one does not
 # hide the others' reports, and the target fails if any failed. pytest exits 5 when it collects

@@ -15,6 +15,7 @@ The game's whole life is at the keys (``key``; README "Playing at the board"):
 
 - before a game: PAUSE starts Black's clock (refused, "CLEAR", while stones the new game does
   not have are on the board); a long MODE opens the settings menu; PLUS+MINUS calibrates;
+  the PC's ``selftest`` (link) runs the sensor self-test (``selftest``), refused in a game;
 - during play: PLUS+MINUS asks to resign for the side whose clock runs ("RESIGN ?" on its
   face; + or − changes the side, MODE confirms, PAUSE or 10 s cancel); MODE is Gomoku's claim
   key (or the swap after Black 3: 三手可交换); PAUSE resumes a game paused by a power cut;
@@ -49,6 +50,7 @@ _FAULT = const(1)
 _DONE = const(2)
 _ALTERNATE_MS = const(2000)  # the count's two forms take turns on the faces
 SCAN_SAY_MS = const(600000)  # a scan that stalls again is said on the faces at most this often
+TEST_SHOW_MS = const(8000)  # the self-test's result on the faces (each of its forms twice)
 
 
 class Paddles:
@@ -125,6 +127,8 @@ class App:
         self.save = save  # writes the chosen settings (safely: device.py's atomic write)
         self.save_calibration = None  # writes a new calibration (device.py sets it)
         self.calibrating = None  # firmware/ui/calibrate.py's procedure while it runs
+        self.testing = None  # its SelfTesting: the sensor self-test, kept for the link once done
+        self.testing_until = 0  # its result is on the faces until then
         self.steps = 0
         self.last_tick = 0
         self.longest_gap = 0  # ms between clock ticks: the budget the tasks must keep
@@ -168,9 +172,13 @@ class App:
 
     @micropython.native
     def take_frame(self, now):
-        """The scanned frame to the calibration procedure while it runs, else to the game."""
+        """The scanned frame to the calibration procedure while it runs, else to the game
+        (and to the self-test while it takes frames)."""
         if self.calibrating is None:
             self.match.frame(self.frame, now)
+            t = self.testing
+            if t is not None and t.taking and t.frame(self.frame):
+                self.tested(now)
         elif self.calibrating.frame(self.frame) and self.calibrating.result is not None:
             cal = self.calibrating.result
             self.match.sensing.load(cal)
@@ -332,6 +340,42 @@ class App:
             self.buzzer.set_volume(self.settings.get("volume", 2))
         if self.arbiter is not None and "pin" in self.settings:
             self.arbiter.set_pin(self.settings["pin"])
+
+    def selftest(self, now):
+        """Start the sensor self-test (firmware/ui/calibrate.py's ``SelfTesting``: the next
+        scans of the board at rest, judged by firmware/sensing/selftest.py), unless one runs.
+        None when it runs, else why not: ``(code, words)`` (a game in progress, the
+        calibration). The last result is dropped: a new one takes its place."""
+        from firmware import match as M
+
+        t = self.testing
+        if t is not None and t.taking:
+            return None
+        if self.calibrating is not None:
+            return ("busy", "the board is being calibrated")
+        m = self.match
+        if m.phase != M.OVER and (m.phase != M.PLAY or m.clock.state != 0):
+            return ("in_progress", "a game is being played: test the sensors before or after it")
+        from firmware.ui.calibrate import SelfTesting
+
+        self.testing = None  # the last result's memory first
+        self.testing = SelfTesting(self.scanner.n)
+        return None
+
+    def tested(self, now):
+        """The self-test took its frames: judge them; the faulty points read UNCERTAIN in play
+        (until the next boot or calibration: ``selftest.mark``), unless a game began meanwhile;
+        the result on the faces for ``TEST_SHOW_MS``, with its sound."""
+        from firmware import match as M
+        from firmware.sensing.selftest import mark
+
+        t = self.testing
+        m = self.match
+        t.finish(m.sensing)
+        if t.found and (m.phase == M.OVER or (m.phase == M.PLAY and m.clock.state == 0)):
+            mark(m.sensing, t.found)
+        self.testing_until = ticks.add(now, TEST_SHOW_MS)
+        self.beep(_FAULT if t.found or t.error else _DONE, now)
 
     def problem(self, where, messages):
         """Something the board fixed by itself at boot (settings reset to defaults, no
@@ -540,6 +584,11 @@ class App:
             self.notes[side] = None
         if self.menu is not None or self.calibrating is not None:
             f.show_text((self.menu or self.calibrating).text())
+            return
+        t = self.testing
+        if t is not None and (t.taking or ticks.diff(self.testing_until, now) > 0):
+            w = t.text(now)
+            f.show_text(w[0], w[1], flags, w[2])
             return
         if self.arbiter is not None and self.arbiter.state != 0:  # PIN, the list, a field
             f.show_text(self.arbiter.text(now), "", 8)

@@ -15,6 +15,8 @@ differs (DESIGN.md §1). ``hw`` provides:
     board_id        the board's id (a string)
     attach_paddles  ``attach_paddles(hit)``: the paddles call ``hit(side, tick)`` when pressed
     set_rtc         ``set_rtc(epoch)`` for the calendar clock, or None
+    read_rtc        optional: ``read_rtc()``, the calendar seconds a battery-backed RTC
+                    kept while the power was off (the PCF8563), or None; never raises
     link_out        writes one reply line (bytes) to the PC
 
 Files under ``root``: ``settings.json`` (the board's settings, firmware/settings.py),
@@ -128,4 +130,20 @@ def _wire(hw):
         set_rtc=hw.set_rtc,
     )
     app.server = server  # the calendar time the PC set, for the records' start time
+    _calendar_from_rtc(hw, server)
     return app, server
+
+
+def _calendar_from_rtc(hw, server):
+    # After a power cycle the calendar comes from the RTC chip, with no PC: the server's
+    # calendar() and the records' start time run from it until the PC sets the time again.
+    # Nothing the chip does may stop the boot.
+    read = getattr(hw, "read_rtc", None)
+    if read is None:
+        return
+    try:
+        secs = read()
+    except Exception:
+        secs = None
+    if secs is not None:
+        server.epoch = (secs, hw.now())

@@ -37,6 +37,7 @@ package(  # noqa: F821
         "clock/ticks.py",
         "device.py",
         "hal/__init__.py",
+        "hal/pcf8563.py",
         "hal/pins.py",
         "hal/rp2040.py",
         "link/__init__.py",

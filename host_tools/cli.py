@@ -525,6 +525,68 @@ def time_(
         typer.echo("%s%s (%+d s from this PC)" % ("set: " if set_ else "", when, drift))
 
 
+@app.command()
+def selftest(
+    port: str = PORT,
+    json_out: bool = typer.Option(False, "--json", help="Print the board's result as JSON."),
+    timeout: float = typer.Option(
+        30.0, "--timeout", metavar="S", help="Seconds to wait for the board to finish."
+    ),
+) -> None:
+    """Test the board's Hall sensors (after building and calibrating it; the board empty and
+    still, no game in progress): dead, stuck, noisy points, one line each, named as players
+    name them; the faces show the result too, and the faulty points read as unknown in play
+    from then on. Exit 0: every sensor well; 1: faults; 2: no answer, refused or failed."""
+    import json
+    import time
+
+    from host_tools.link import Link, LinkError, set_clock
+
+    port = _port(port)
+    try:
+        with Link(port) as link:
+            set_clock(link)
+            link.request("selftest", start=True)
+            end = time.monotonic() + timeout
+            while True:
+                r = link.request("selftest")
+                if r.get("done"):
+                    break
+                if time.monotonic() > end:
+                    raise LinkError("timeout", "the self-test did not finish in %g s" % timeout)
+                time.sleep(0.1)
+    except LinkError as e:
+        err.print("[red]The self-test on %s did not run:[/red] %s" % (port, e))
+        if json_out:
+            typer.echo(json.dumps({"error": e.code, "message": e.message}))
+        raise typer.Exit(EXIT_USAGE) from None
+    result = {k: v for k, v in r.items() if k not in ("v", "id", "ok")}
+    faults = result.get("faults", [])
+    count = result.get("count", len(faults))
+    if json_out:
+        typer.echo(json.dumps(result))
+    else:
+        for f in faults:
+            message = f["message"].partition(": ")[2] or f["message"]
+            typer.echo("%-4s %s: %s" % (f["point"], ", ".join(f["faults"]), message))
+        if count > len(faults):
+            typer.echo("... and %d more" % (count - len(faults)))
+        sensors = "%d sensors over %d scans" % (result.get("points", 0), result.get("frames", 0))
+        if result.get("error"):
+            err.print("The self-test failed on the board: %s" % result["error"], markup=False)
+        elif count:
+            typer.echo(
+                "%d faulty point%s (%s): they read as unknown in play; repair them, then "
+                "calibrate again (PLUS+MINUS)" % (count, "" if count == 1 else "s", sensors)
+            )
+        else:
+            typer.echo("no fault: %s" % sensors)
+    if result.get("error"):
+        raise typer.Exit(EXIT_USAGE)
+    if count:
+        raise typer.Exit(EXIT_FAIL)
+
+
 def _setting_value(key: str, text: str):
     # A setting's value from the command line: true/false, an integer, else the string.
     if key == "pin":

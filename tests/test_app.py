@@ -233,7 +233,7 @@ def test_calibration_at_the_board():
     now = _hold(app, levels, 0, 0, 50)
     now = _hold(app, levels, btn.PLUS | btn.MINUS, now, 100)
     now = _hold(app, levels, 0, now, 60)
-    assert app.calibrating is not None and app.calibrating.text() == "CAL EMPT"
+    assert app.calibrating is not None and app.calibrating.text() == "EMPTY"
     for phase in (None, 0, 1):
         if phase is not None:
             checkerboard(grid, phase)

@@ -372,3 +372,20 @@ def test_a_board_id_from_the_secret_where_the_flash_id_is_blank():
     other = _root()
     assert board_id(bytes(8), other) != zeros  # another board, another secret
     assert board_id(b"", other) == board_id(bytes(8), other)
+
+
+def test_the_calendar_starts_from_the_rtc_chip_and_a_failing_one_stops_nothing():
+    hw = Bench(_root())
+    hw.read_rtc = lambda: 1767225600  # the chip kept the time through the power cut
+    b = Board(hw.root, hw)
+    assert b.server.epoch[0] == 1767225600 and b.server.calendar() >= 1767225600
+    assert b.app.calendar() == b.server.calendar()
+
+    def broken():
+        raise OSError(5)
+
+    for read in (lambda: None, broken):  # no time; a chip that raises after all
+        hw = Bench(_root())
+        hw.read_rtc = read
+        b = Board(hw.root, hw)
+        assert b.server.calendar() is None and b.app.calendar() == 0

@@ -242,3 +242,55 @@ def test_the_virtual_board_takes_commands_and_says_what_changed():
     assert len(errors) == 4 and "unknown command: bogus" in errors[0]
     assert "Z9" in errors[1] and "missing" in errors[2] and "Q16" in errors[3]
     assert said[-1] == "echo done"
+
+
+# ---- the calendar clock (the emulated PCF8563, firmware/hal/pcf8563.py) ----------------------
+
+
+class _HostClock:
+    """The host's time (seconds since 1970) as the test sets it: the RTC chip runs on it."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def __call__(self):
+        return self.t
+
+
+def test_the_calendar_time_survives_a_power_cycle_on_the_rtc_chip():
+    root = _root()
+    host = _HostClock(1767225600.5)
+    hw = V.make_hardware(root, host_time=host)
+    app, server = board.build(hw)
+    assert hw.read_rtc() is None and server.calendar() is None  # a chip never set: VL
+    assert server.cmd_time({"epoch": 1767225600})["epoch"] >= 1767225600  # the PC sets it
+    assert hw.read_rtc() == 1767225600 and hw.rtc_chip.writes == 3
+    # The power goes for an hour; the coin cell keeps the chip running. No PC at the boot.
+    host.t += 3600.25
+    hw2 = V.make_hardware(root, host_time=host)
+    app2, server2 = board.build(hw2)
+    assert server2.epoch[0] == 1767225600 + 3600
+    assert server2.calendar() >= 1767225600 + 3600
+    assert app2.calendar() == server2.calendar()  # the records' start time
+    assert server2.cmd_time({})["epoch"] >= 1767225600 + 3600
+    assert not app2.errors and not server2.faults
+
+
+def test_a_damaged_rtc_file_or_no_chip_boots_with_no_calendar_time():
+    from firmware.store.journal import write_atomic
+
+    root = _root()
+    host = _HostClock(1767225600.0)
+    hw = V.make_hardware(root, host_time=host)
+    board.build(hw)[1].cmd_time({"epoch": 1767225600})
+    write_atomic(root + V.RTC_FILE, b"\x00garbage, not the chip's registers")
+    hw2 = V.make_hardware(root, host_time=host)
+    app2, server2 = board.build(hw2)
+    assert server2.calendar() is None and app2.calendar() == 0 and not app2.errors
+    # The chip gone: no time, and setting the time still works (the chip's part ignored).
+    hw2.i2c.devices.clear()
+    assert hw2.read_rtc() is None
+    assert server2.cmd_time({"epoch": 1767225700})["epoch"] >= 1767225700
+    assert not server2.faults
+    hw3 = V.make_hardware(root, host_time=host)  # the file the damaged one left: no time
+    assert board.build(hw3)[1].calendar() is None

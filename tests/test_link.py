@@ -859,6 +859,7 @@ _TEMPLATES = (
     b'{"v":1,"id":10,"cmd":"maintenance","pin":"0000"}',
     b'{"v":1,"id":11,"cmd":"delete","game":1,"pin":"0000"}',
     b'{"v":1,"id":"x","cmd":"pair","pin":"1234"}',
+    b'{"v":1,"id":12,"cmd":"selftest","start":true}',
 )
 _BYTES = b'{}[]",:0123456789-.eE truefalsnul\\/\r\n\t\xff\xc3\x80'
 

@@ -950,11 +950,29 @@ class Hardware:
             ]
         )
         self.board_id = board_id()
-        self.set_rtc = rtc_setter()
+        self._pcf = None  # the PCF8563, made on first use (``_rtc_chip``)
+        self.set_rtc = rtc_setter(self._rtc_chip)
         import sys
 
         self.link_out = getattr(sys.stdout, "buffer", sys.stdout).write
         self.link_in = sys.stdin
+
+    def _rtc_chip(self):
+        # The PCF8563 on I2C1 (hardware/pinmap.csv), its bus made on first use; raises what
+        # making it raises, which rtc_read and set_rtc swallow.
+        if self._pcf is None:
+            from machine import I2C, Pin
+
+            from firmware.hal.pcf8563 import PCF8563
+
+            i2c = I2C(1, sda=Pin(pins.I2C1_SDA), scl=Pin(pins.I2C1_SCL), freq=100_000)
+            self._pcf = PCF8563(i2c)
+        return self._pcf
+
+    def read_rtc(self):
+        """The calendar seconds the PCF8563 kept through the power cut, or None (no chip,
+        a flat coin cell, a time never set). Never raises."""
+        return rtc_read(self._rtc_chip)
 
     def attach_paddles(self, hit):
         """The paddles' hard IRQs stamp ``ticks_ms`` into the app's ring (``hit``)."""
@@ -1025,14 +1043,34 @@ def board_id(uid=None, root=""):
     return "s" + binascii.hexlify(digest).decode()[:15]
 
 
-def rtc_setter():
-    """``set_rtc`` for the board: the calendar seconds into ``machine.RTC``."""
-    import time
+def rtc_read(chip):
+    """Calendar seconds from the PCF8563 that ``chip()`` gives (firmware/hal/pcf8563.py),
+    or None: never raises, so an absent chip or a bus that cannot be made is no time."""
+    try:
+        return chip().read()
+    except Exception:
+        return None
 
-    from machine import RTC
+
+def rtc_setter(chip=None, rtc=None):
+    """``set_rtc`` for the board: the calendar seconds into the PCF8563 that ``chip()``
+    gives (None: no chip), then into ``machine.RTC`` (``rtc``: a stand-in class, tests). The
+    chip's failure (absent, a bus error, a time it cannot hold: before 2000) is swallowed:
+    the RTC is still set and the board goes on; ``machine.RTC``'s own errors reach the
+    caller (the link server reports them). The date is worked out by ``pcf8563.civil``:
+    ``time.gmtime``'s epoch is not the same on every port."""
+    from firmware.hal.pcf8563 import civil
+
+    if rtc is None:
+        from machine import RTC as rtc
 
     def set_rtc(secs):
-        t = time.gmtime(secs)
-        RTC().datetime((t[0], t[1], t[2], t[6], t[3], t[4], t[5], 0))
+        if chip is not None:
+            try:
+                chip().write(secs)
+            except Exception:
+                pass  # the calendar clock is a convenience: nothing may stop the board
+        y, mo, d, h, mi, s, wd = civil(secs)
+        rtc().datetime((y, mo, d, wd, h, mi, s, 0))  # weekday 0 = Monday, as civil's
 
     return set_rtc

@@ -7,7 +7,8 @@ Start reading at ``Hardware``. What each part is:
 - the scanner: the simulated Hall grid (``firmware/hal/sim.py``'s ``SimGrid``, always the
   same one for a seed), calibrated on the first start by the real procedure (an empty board,
   then the two checkerboard passes) into ``calibration.json``, as the app's own calibration
-  step writes it;
+  step writes it; ``dead`` sensors (default: the environment's ``TENGEN_SIM_DEAD``, e.g.
+  ``"D4 K10:low"``) give the sensor self-test something to find;
 - the faces: the REAL HT1621 drivers (``firmware/ui/face.py``) on an emulated HT1621 pair
   (``Ht1621``: the 3-wire protocol decoded into each chip's 32-nibble RAM), and a reader
   that turns a RAM image back into what the glass shows (``read``, ``Glass``);
@@ -16,6 +17,11 @@ Start reading at ``Hardware``. What each part is:
   ``play(cues.pattern(cue))``, is named by both, ``TIMEOUT/FLAG``; ``cue(cue)`` by its kind);
 - the keys, held for a while and released (``Keys``); the paddles (``press``); the time:
   the tick plus an offset that ``skip`` moves on (time passing without waiting);
+- the calendar clock: the REAL PCF8563 driver (``firmware/hal/pcf8563.py``) on an emulated
+  chip (``Pcf8563Chip``) on a fake I2C bus (``I2cBus``), its time running on with the host's
+  and its registers kept in the flash folder (``rtc.bin``, with the host time they were
+  written at), so a board stopped and started again still knows the time (``read_rtc``);
+  ``set_rtc`` writes it; a missing or damaged rtc.bin is a chip with no time;
 - the board id, made once and kept in the flash folder (``unique_id``), as the chip's
   unique id would be; the PC link's output, written to a stream (the pty) without ever
   blocking: a line that does not fit is dropped, as USB CDC drops what no one reads.
@@ -37,6 +43,7 @@ from firmware.ui import face as F
 N = 19
 ID_FILE = "/unique_id"
 CALIBRATION = "/calibration.json"  # firmware/board.py's CALIBRATION
+DEAD_ENV = "TENGEN_SIM_DEAD"  # the dead sensors of a board made for a test (``dead_sensors``)
 
 # ---- the HT1621 pair -------------------------------------------------------------------------
 
@@ -469,6 +476,142 @@ def make_buzzer():
     return Heard(Pwm())
 
 
+# ---- the calendar clock: an emulated PCF8563 on a fake I2C bus -------------------------------
+
+RTC_FILE = "/rtc.bin"
+_RTC_MAGIC = b"PCF8563\x01"  # rtc.bin: this, the 16 registers, the host ms, a CRC-32
+_RTC_SIZE = 8 + 16 + 8 + 4
+_STOP = 0x20  # Control_status_1 bit 5 (firmware/hal/pcf8563.py)
+_VL = 0x80  # VL_seconds bit 7
+
+
+class Pcf8563Chip:
+    """One emulated PCF8563 (firmware/hal/pcf8563.py has the data sheet's facts): ``regs``
+    its 16 registers as they read at host time ``at`` (seconds since 1970, ``host_time()``,
+    default ``time.time``). Its time runs on with the host's, a whole second at a time (the
+    fraction stays in ``at``, as in the chip's divider), unless STOP is set; releasing STOP
+    starts a full second. Every write is kept, with the host time, in ``path`` (the flash
+    folder's rtc.bin), so a virtual board stopped and started again finds the time it would
+    have run on to, as the coin cell keeps the chip going. No file, or one this did not write
+    whole: a chip fresh from power-up, VL set (no time). ``writes`` counts write accesses."""
+
+    def __init__(self, path=None, host_time=None):
+        if host_time is None:
+            import time
+
+            host_time = time.time
+        self.path = path
+        self.host_time = host_time
+        self.regs = bytearray(16)
+        self.at = host_time()
+        self.writes = 0
+        if not self._load():
+            self.regs[0] = 0x08  # the start-up values: TESTC set, running; VL set
+            self.regs[2] = _VL
+
+    def _load(self):
+        import binascii
+        import struct
+
+        from firmware.store.journal import read_file
+
+        data = read_file(self.path) if self.path else None
+        if data is None or len(data) != _RTC_SIZE or data[:8] != _RTC_MAGIC:
+            return False
+        if binascii.crc32(data[:-4]) & 0xFFFFFFFF != struct.unpack(">I", data[-4:])[0]:
+            return False
+        self.regs[:] = data[8:24]
+        self.at = struct.unpack(">Q", data[24:32])[0] / 1000
+        return True
+
+    def _save(self):
+        import binascii
+        import struct
+
+        from firmware.store.journal import write_atomic
+
+        if not self.path:
+            return
+        data = _RTC_MAGIC + bytes(self.regs) + struct.pack(">Q", int(self.at * 1000))
+        write_atomic(self.path, data + struct.pack(">I", binascii.crc32(data) & 0xFFFFFFFF))
+
+    def _advance(self):
+        # The registers brought up to the host's time: whole seconds since ``at``. A host
+        # clock set back holds the chip still until it catches up.
+        from firmware.hal import pcf8563 as P
+
+        n = int(self.host_time() - self.at)
+        if n <= 0:
+            return
+        self.at += n
+        r = self.regs
+        if r[0] & _STOP:
+            return
+        then = P.time_of(r, 2)
+        if then is None:
+            return  # registers no time is: the chip's counters would garble them; kept
+        now = then + n
+        if now >= P.END_2200:
+            now = P.EPOCH_2000 + (now - P.EPOCH_2000) % (P.END_2200 - P.EPOCH_2000)
+        vl = r[2] & _VL
+        wd = r[6]
+        P.put_time(now, r, 2)
+        r[2] |= vl  # VL stays until written
+        r[6] = (wd + now // 86400 - then // 86400) % 7  # the weekday counts on from its own
+
+    def read_into(self, reg, buf):
+        """One read access from register ``reg`` on (the address wraps after 0Fh)."""
+        self._advance()
+        for i in range(len(buf)):
+            buf[i] = self.regs[(reg + i) & 15]
+
+    def write(self, reg, data):
+        """One write access from register ``reg`` on; kept in ``path``."""
+        self._advance()
+        r = self.regs
+        stopped = r[0] & _STOP
+        for i in range(len(data)):
+            r[(reg + i) & 15] = data[i]
+        if stopped and not r[0] & _STOP:
+            self.at = self.host_time()  # the divider starts from 0: a full second to the next
+        self.writes += 1
+        self._save()
+
+
+class I2cBus:
+    """A fake ``machine.I2C``: ``devices`` by 7-bit address, each with ``read_into(reg, buf)``
+    and ``write(reg, data)``; an address nobody answers raises ``OSError`` (EIO), as the
+    board's I2C does on a NACK."""
+
+    def __init__(self, devices=None):
+        self.devices = devices if devices is not None else {}
+
+    def _device(self, addr):
+        dev = self.devices.get(addr)
+        if dev is None:
+            raise OSError(5)  # EIO: no acknowledge
+        return dev
+
+    def scan(self):
+        return sorted(self.devices)
+
+    def readfrom_mem_into(self, addr, memaddr, buf, addrsize=8):
+        self._device(addr).read_into(memaddr, buf)
+
+    def writeto_mem(self, addr, memaddr, buf, addrsize=8):
+        self._device(addr).write(memaddr, buf)
+
+
+def make_rtc(path=None, host_time=None):
+    """The REAL ``PCF8563`` driver on an emulated chip on a fake bus: ``(bus, chip, rtc)``,
+    the chip's registers kept in ``path``."""
+    from firmware.hal.pcf8563 import ADDR, PCF8563
+
+    chip = Pcf8563Chip(path, host_time)
+    bus = I2cBus({ADDR: chip})
+    return bus, chip, PCF8563(bus)
+
+
 # ---- keys, flash, the board ------------------------------------------------------------------
 
 
@@ -535,13 +678,27 @@ def board_id(root):
     return text
 
 
+def dead_sensors(text):
+    """``[(x, y, mode)]`` for SimGrid's ``dead`` from ``"D4 K10:low"``: points of the 19x19
+    grid (Go's columns), each with sim.py's mode (``high``: pinned at 4095, the default;
+    ``low``; ``flat``: blind to stones). For tests and makers' drills (``DEAD_ENV``)."""
+    from firmware.rules.coords import GO_COLUMNS, parse_vertex
+
+    out = []
+    for word in (text or "").split():
+        point, _, mode = word.partition(":")
+        x, y = parse_vertex(point.upper(), N, GO_COLUMNS)
+        out.append((x, y, mode or "high"))
+    return out
+
+
 class Hardware:
     """The virtual board's parts, as ``firmware/board.py`` takes them (see there), and the
     hands that work them: ``press(side)``, ``keys.hold(bits, ms)``, ``skip(ms)``,
     ``scanner.put``/``lift``/``slide``; and the eyes and ears: ``glass(k)``,
     ``buzzer.take()``."""
 
-    def __init__(self, root, link=None, seed=1):
+    def __init__(self, root, link=None, seed=1, host_time=None, dead=None):
         import json
 
         from firmware.hal.sim import SimGrid
@@ -552,7 +709,9 @@ class Hardware:
         self.root = root
         self.offset = 0  # ms that ``skip`` let pass
         self.now = self._now
-        self.scanner = SimGrid(N, seed=seed)
+        if dead is None:
+            dead = dead_sensors(os.getenv(DEAD_ENV))
+        self.scanner = SimGrid(N, seed=seed, dead=dead)
         self.calibrated = False  # True when this start calibrated the grid
         if not _exists(root + CALIBRATION):
             cal = calibrate(self.scanner)
@@ -564,7 +723,9 @@ class Hardware:
         self.buzzer = make_buzzer()
         self.keys = Keys(self.now)
         self.board_id = board_id(root)
-        self.set_rtc = None
+        # The calendar clock: the real PCF8563 driver on the emulated chip, kept in rtc.bin.
+        self.i2c, self.rtc_chip, self.rtc = make_rtc(root + RTC_FILE, host_time)
+        self.set_rtc = self._set_rtc
         self.link = link
         self.link_out = self._link_out
         self.dropped = 0  # reply bytes the link could not take
@@ -573,6 +734,17 @@ class Hardware:
 
     def _now(self):
         return ticks.add(ticks.now_ms(), self.offset)
+
+    def read_rtc(self):
+        """The calendar seconds the RTC chip holds, or None (no time, no chip)."""
+        return self.rtc.read()
+
+    def _set_rtc(self, secs):
+        # As the board's: a chip that fails, or a time it cannot hold, does not fail the set.
+        try:
+            self.rtc.write(secs)
+        except (OSError, ValueError):
+            pass
 
     def skip(self, ms):
         """Let ``ms`` of the board's time pass at once."""
@@ -616,7 +788,9 @@ class Hardware:
             pass
 
 
-def make_hardware(root, link=None, seed=1):
+def make_hardware(root, link=None, seed=1, host_time=None, dead=None):
     """The virtual board's hardware (``Hardware``) with its flash in the folder ``root`` and
-    its PC link written to ``link``: the one factory of this HAL."""
-    return Hardware(root, link, seed)
+    its PC link written to ``link``: the one factory of this HAL. ``host_time``: the host's
+    clock the RTC chip runs on (default ``time.time``; tests pass their own); ``dead``: the
+    dead sensors (``dead_sensors``; default the environment's ``TENGEN_SIM_DEAD``)."""
+    return Hardware(root, link, seed, host_time, dead)

@@ -4,6 +4,9 @@
 or holding the stones ``expected`` says) together with the calibration, and returns one
 entry per faulty point: ``(index, F_* bits, "D4: ...")``, the point named as players name it
 (Go columns, no I). ``mark(sensing, found)`` then makes those points UNCERTAIN in play.
+``Known(sensing)`` stands in for the calibration on the board, whose sensing keeps no
+``Calibration`` (the app's run: firmware/ui/calibrate.py's ``SelfTesting``, the link's
+``selftest``).
 
 What is named (the checks run in this order; a point gets every fault it has):
 - dead: every reading pinned at 0 or 4095, or (with a stone expected) no response to it;
@@ -27,9 +30,11 @@ from firmware.sensing.calibration import (
     F_SIGN,
     F_STUCK,
     F_WEAK,
+    FAULT_NAMES,
     NOISE_MAX,
     PIN_HI,
     PIN_LO,
+    fault_text,
     point_name,
 )
 from firmware.sensing.grid import BLACK, EMPTY, ENTER_PCT, LEAVE_PCT, STATE_NAMES, WHITE
@@ -93,9 +98,10 @@ def selftest(frames, cal, expected=None, noise_max=NOISE_MAX):
                 msgs.append(msg)
         if bits:
             found[i] = (bits, msgs)
+    head = getattr(cal, "source", "at calibration") + ": "
     for i, bits, msg in cal.problems():
         old_bits, msgs = found.get(i, (0, []))
-        msgs.append("at calibration: " + msg[msg.find(": ") + 2 :])
+        msgs.append(head + msg[msg.find(": ") + 2 :])
         found[i] = (old_bits | bits, msgs)
     out = []
     for i in sorted(found):
@@ -129,6 +135,32 @@ def _stone_check(cal, i, mean, want):
     if pct < ENTER_PCT:
         return F_WEAK, "weak (the %s stone reads %d %% of its calibrated Δ)" % (name, pct)
     return 0, ""
+
+
+class Known:
+    """The bad points ``sensing`` (firmware/sensing/grid.py's ``Sensing``) already knows, its
+    calibration's and any ``mark``ed since, as the calibration ``selftest`` takes: the board's
+    sensing keeps its calibration's baselines and faults, not the ``Calibration`` itself. Only
+    for ``expected=None`` (the stone checks need the calibrated deltas)."""
+
+    source = "known bad"  # what selftest's messages say these came from
+
+    def __init__(self, sensing):
+        self.size = sensing.n
+        self.faults = sensing.faults
+
+    def problems(self):
+        """``[(index, fault bits, message)]`` as ``Calibration.problems``, for the known ones."""
+        n = self.size
+        f = self.faults
+        return [
+            (i, f[i], point_name(i, n) + ": " + fault_text(f[i])) for i in range(n * n) if f[i]
+        ]
+
+
+def fault_names(bits):
+    """The names of ``bits`` (``calibration.FAULT_NAMES``): ``["dead", "noisy"]``."""
+    return [name for bit, name in FAULT_NAMES if bits & bit]
 
 
 def mark(sensing, found):

@@ -1,0 +1,5 @@
+import sys
+
+from hardware.design.build import main
+
+sys.exit(main())

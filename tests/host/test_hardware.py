@@ -1,0 +1,147 @@
+"""``make hardware``: the schematic as code builds, passes its electrical rules check with every
+warning explained, agrees with the firmware's pin map, and what it writes is what is committed
+in hardware/out/ (CPython only; the design's build runs once per session, conftest.py)."""
+
+import copy
+import importlib.util
+import re
+from pathlib import Path
+
+from hardware.design import pinmap
+from hardware.design.netlist import read
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "hardware" / "out"
+EXPECTED = {
+    f"{kind}-{v}.{ext}"
+    for v in "AB"
+    for kind, ext in (
+        ("system", "net"),
+        ("controller", "net"),
+        ("strip", "net"),
+        ("erc", "txt"),
+        ("bom", "csv"),
+    )
+} | {"blocks.svg", "budgets.md"}
+
+
+def test_make_hardware_writes_everything_and_passes(hardware_out):
+    out, done = hardware_out
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "ERC clean" in done.stdout
+    # Exactly the expected files: SKiDL left no .log or .erc beside them (it ran in ``out``).
+    assert {p.name for p in out.iterdir()} == EXPECTED
+
+
+def test_committed_outputs_are_what_the_design_makes(hardware_out):
+    out, _ = hardware_out
+    assert {p.name for p in OUT.iterdir()} == EXPECTED
+    stale = [
+        name for name in sorted(EXPECTED) if (out / name).read_bytes() != (OUT / name).read_bytes()
+    ]
+    assert not stale, f"hardware/out is stale ({stale}): run make hardware"
+
+
+def test_erc_has_no_error_and_every_warning_is_explained(hardware_out):
+    out, _ = hardware_out
+    for v in "AB":
+        report = (out / f"erc-{v}.txt").read_text(encoding="utf-8")
+        assert "errors: 0\n" in report
+        assert "UNEXPLAINED" not in report
+        warnings = re.findall(r"^WARNING (.*)$", report, re.M)
+        whys = re.findall(r"^  why: (.*)$", report, re.M)
+        assert len(warnings) == len(whys) >= 1
+
+
+def test_the_firmware_pin_map_agrees_with_both_netlists(system_netlists):
+    for v, net in system_netlists.items():
+        assert pinmap.check(net, variant=v) == []
+
+
+def _swap_mcu_pins(text, a, b):
+    # A test copy of the netlist with two of the RP2040's pins exchanged, as a slip in the
+    # schematic would: only the nets' nodes on U1 change.
+    def swap(m):
+        pin = m.group(2)
+        pin = {a: b, b: a}.get(pin, pin)
+        return f'{m.group(1)}(pin "{pin}")'
+
+    return re.sub(r'(\(ref "U1"\)\s*)\(pin "(\d+)"\)', swap, text)
+
+
+def test_a_swapped_scan_pin_in_a_netlist_copy_is_caught(hardware_out, tmp_path):
+    out, _ = hardware_out
+    copy_ = tmp_path / "system-A.net"
+    # RP2040 pins 4 and 5 are GPIO2 and GPIO3: the first two mux select bits.
+    copy_.write_text(_swap_mcu_pins((out / "system-A.net").read_text(), "4", "5"))
+    problems = pinmap.check(read(copy_.read_text()))
+    # Named by the pin map's net names, and shown by the simulated scan: the sample the
+    # firmware files as column 1 comes from column 2.
+    assert "pinmap.csv names GPIO2's net MUX_S0, the netlist MUX_S1" in problems
+    assert any(
+        "the firmware files point (x=1, y=0), the netlist puts [(0, 2)]" in p for p in problems
+    )
+
+
+def test_a_swapped_key_pin_in_a_netlist_copy_is_caught(hardware_out):
+    out, _ = hardware_out
+    # Pins 13 and 14 are GPIO10 and GPIO11: the two paddles, Black's and White's.
+    problems = pinmap.check(read(_swap_mcu_pins((out / "system-A.net").read_text(), "13", "14")))
+    assert any(p.startswith("PADDLE_L (GPIO10)") for p in problems)
+    assert any(p.startswith("PADDLE_R (GPIO11)") for p in problems)
+
+
+def _gen_pins():
+    spec = importlib.util.spec_from_file_location("gen_pins", ROOT / "hardware" / "gen_pins.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_a_swapped_pin_in_a_pin_map_copy_is_caught(system_netlists):
+    gen = _gen_pins()
+    rows = copy.deepcopy(gen.read_rows())
+    by = {r["function"]: r for r in rows}
+    # The copy gives the left face's chip select the right face's pin, and the other way.
+    by["LCD_CS_L"]["gpio"], by["LCD_CS_R"]["gpio"] = by["LCD_CS_R"]["gpio"], by["LCD_CS_L"]["gpio"]
+    scope = {}
+    exec(gen.render(rows), scope)  # the pins.py the generator would make of the copy
+    pins = {k: v for k, v in scope.items() if k.isupper() and isinstance(v, int)}
+    problems = pinmap.check(system_netlists["A"], pins=pins, rows=rows)
+    assert any(p.startswith("LCD_CS_L (GPIO17)") for p in problems)
+    assert any(p.startswith("LCD_CS_R (GPIO16)") for p in problems)
+    # Unchanged, the same path agrees.
+    scope = {}
+    exec(gen.render(gen.read_rows()), scope)
+    pins = {k: v for k, v in scope.items() if k.isupper() and isinstance(v, int)}
+    assert pinmap.check(system_netlists["A"], pins=pins) == []
+
+
+def test_a_firmware_pin_without_a_wiring_rule_fails(system_netlists):
+    pins = dict(pinmap.firmware_pins(), SENSOR_RAIL_EN=1)
+    problems = pinmap.check(system_netlists["A"], pins=pins)
+    assert problems == ["SENSOR_RAIL_EN: the firmware drives GPIO1, no wiring rule"]
+
+
+def test_the_bank_bits_pull_ups_keep_every_line_off_at_reset(system_netlists):
+    net = copy.deepcopy(system_netlists["A"])
+    net._pins = None
+    # Remove ROW_B3's pull-up: at reset its decoder enables float.
+    pulls = [ref for ref, _ in net.nets["ROW_B3"] if ref.startswith("R")]
+    assert len(pulls) == 1
+    net.nets["ROW_B3"] = [n for n in net.nets["ROW_B3"] if n[0] != pulls[0]]
+    problems = pinmap.check(net)
+    assert problems and problems[0].startswith("at reset a decoder enable floats")
+
+
+def test_the_readme_quotes_the_computed_budgets(hardware_out):
+    # hardware/README.md §3.2 and §4 quote figures of out/budgets.md: when a part's figure
+    # changes, the budget is recomputed and the README must follow.
+    out, _ = hardware_out
+    budgets = (out / "budgets.md").read_text(encoding="utf-8")
+    readme = (ROOT / "hardware" / "README.md").read_text(encoding="utf-8")
+    for figure in ("54.6 / 135", "28.9 / 135", "62.7 / 135", "140 / 154"):
+        assert figure in readme and figure in budgets, figure
+    for figure in ("1.83 us <= 1.90 us", "27.0 us <= 2 dummy x 16 us + 1.9 us = 33.9 us"):
+        assert figure in budgets, figure
+        assert figure.split(" <= ")[0].replace("us", "µs") in readme, figure
