@@ -82,7 +82,7 @@ ASSUMED = {
         190.0,
         "1/s",
         "DMA frames as the app runs them, back to back: ~190 frames/s measured on "
-        "the emulated RP2040 (shared/research/on-chip.md)",
+        "a genuine RP2040 (shared/research/on-chip.md, real main.py boot)",
         True,
     ),
     "polled_frame": Figure(
