@@ -23,6 +23,16 @@ STAMP := $(VENV)/.installed
 # port's default 2 MB heap. The firmware's own memory budget is checked by its tests.
 MP_TEST_HEAP := 64M
 
+# kicad-symbols and kicad-footprints (KiCad's own libraries: the schematic's symbols, the
+# footprints the BOM names and checks) and graphviz (the block diagram), from Debian's apt as
+# root (the package list fetched only if a package is not found at first); make hardware runs
+# it too, and it and tests/host/test_hardware.py say what is missing where it cannot be done.
+HARDWARE_TOOLS = { [ -f /usr/share/kicad/symbols/74xx.kicad_sym ] && [ -d \
+  /usr/share/kicad/footprints ] && command -v dot >/dev/null; } || { [ "$$(id -u)" = 0 ] && \
+  command -v apt-get >/dev/null && { apt-get install -y -qq kicad-symbols kicad-footprints \
+  graphviz || { apt-get update -qq && apt-get install -y -qq kicad-symbols kicad-footprints \
+  graphviz; }; } >/dev/null 2>&1; }
+
 .DEFAULT_GOAL := test
 .PHONY: venv test lint format sim gtp hall-demo bench hardware clean
 
@@ -51,13 +61,7 @@ $(STAMP): pyproject.toml
 	-command -v gnugo >/dev/null || [ -x /usr/games/gnugo ] || { [ "$$(id -u)" = 0 ] && command \
 	  -v apt-get >/dev/null && { apt-get install -y -qq gnugo || { apt-get update -qq && \
 	  apt-get install -y -qq gnugo; }; } >/dev/null 2>&1; }
-	@# kicad-symbols and kicad-footprints (KiCad's own libraries: the schematic's symbols, the
-	@# footprints the BOM names and checks) and graphviz (the block diagram): Debian's apt the
-	@# same way; make hardware and tests/host/test_hardware.py say so when they are missing.
-	-{ [ -f /usr/share/kicad/symbols/74xx.kicad_sym ] && [ -d /usr/share/kicad/footprints ] && \
-	  command -v dot >/dev/null; } || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
-	  { apt-get install -y -qq kicad-symbols kicad-footprints graphviz || { apt-get update -qq \
-	  && apt-get install -y -qq kicad-symbols kicad-footprints graphviz; }; } >/dev/null 2>&1; }
+	-$(HARDWARE_TOOLS)
 	touch $@
 
 venv: $(STAMP)
@@ -66,6 +70,7 @@ venv: $(STAMP)
 # pin map checked against the firmware, the BOM and the block diagram, into hardware/out/.
 # HARDWARE_ARGS=--check writes nothing and fails if hardware/out differs from the design.
 hardware: $(STAMP)
+	@-$(HARDWARE_TOOLS)
 	$(BIN)/python -m hardware.design $(HARDWARE_ARGS)
 
 # Lint, pytest, then the MicroPython runner: all three always run, so a failure in one does not

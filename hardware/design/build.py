@@ -13,7 +13,8 @@ writes into ``hardware/out/`` (or DIR), for each variant V (A, the design; B, th
 ``blocks.svg``, the block diagram of the system netlist (``diagram.py``), and ``budgets.md``,
 the power, ADC-range and scan-timing budgets computed from the parts' figures (``budgets.py``). It fails (exit 1)
 when the ERC finds an error or a warning that ``ERC_EXPLAINED`` does not explain, or when the
-pin map disagrees with the netlist (``pinmap.py``). ``--check`` writes nothing and fails when a
+pin map disagrees with the netlist (``pinmap.py``), and exits 2 naming what to install when a
+tool is missing. ``--check`` writes nothing and fails when a
 committed file differs from what the design makes now (tests/host/test_hardware.py runs it).
 """
 
@@ -135,12 +136,35 @@ def generate(variants=VARIANTS):
     return files, problems
 
 
+def missing_tools():
+    """What ``make hardware`` needs and this machine lacks, each with how to get it."""
+    import importlib.util
+    import shutil
+
+    from hardware.design.circuit import SYMBOLS
+
+    out = []
+    if importlib.util.find_spec("skidl") is None:
+        out.append("SKiDL: pip install -e '.[dev]' (make does it in .venv)")
+    if not Path(SYMBOLS, "74xx.kicad_sym").exists():
+        out.append("KiCad's symbol libraries: apt-get install kicad-symbols")
+    if not Path("/usr/share/kicad/footprints").is_dir():
+        out.append("KiCad's footprint libraries: apt-get install kicad-footprints")
+    if shutil.which("dot") is None:
+        out.append("Graphviz: apt-get install graphviz")
+    return out
+
+
 def main(argv=None):
     """Write (or ``--check``) the hardware outputs; exit status 1 on any problem."""
     ap = argparse.ArgumentParser(prog="python -m hardware.design", description=__doc__)
     ap.add_argument("--check", action="store_true", help="compare with the committed files")
     ap.add_argument("--out", type=Path, default=OUT, help="output folder (hardware/out)")
     args = ap.parse_args(argv)
+    missing = missing_tools()
+    if missing:
+        print("make hardware needs " + "; ".join(missing), file=sys.stderr)
+        return 2
     logging.getLogger().setLevel(logging.ERROR)
     files, problems = generate()
     out = args.out

@@ -145,3 +145,11 @@ def test_the_readme_quotes_the_computed_budgets(hardware_out):
     for figure in ("1.83 us <= 1.90 us", "27.0 us <= 2 dummy x 16 us + 1.9 us = 33.9 us"):
         assert figure in budgets, figure
         assert figure.split(" <= ")[0].replace("us", "µs") in readme, figure
+
+
+def test_a_missing_tool_is_named_with_how_to_get_it(monkeypatch, capsys):
+    from hardware.design import build
+
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    assert build.main(["--check"]) == 2
+    assert "Graphviz: apt-get install graphviz" in capsys.readouterr().err
