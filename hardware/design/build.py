@@ -127,6 +127,7 @@ def generate(variants=VARIANTS):
         net = read(text)
         problems += [f"pin map {v}: {p}" for p in pinmap.check(net, variant=v)]
         files[f"bom-{v}.csv"] = bom.csv_text(net)
+        problems += [f"BOM {v}: {p}" for p in bom.footprint_problems(net)]
         if v == "A":
             files["blocks.svg"] = diagram.svg(net)
     files["budgets.md"] = budgets.report()
@@ -180,5 +181,8 @@ def main(argv=None):
     for p in problems:
         print(p, file=sys.stderr)
     if not problems:
-        print("hardware: ERC clean (warnings explained in erc-*.txt), pin map agrees")
+        print(
+            "hardware: ERC clean (warnings explained in erc-*.txt), pin map agrees, every "
+            "part orderable with a KiCad footprint, budgets hold"
+        )
     return 1 if problems else 0
