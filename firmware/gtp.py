@@ -234,6 +234,15 @@ class Admin:
         self.done = True
         return ""
 
+    # The administrative commands every engine answers; each engine's COMMANDS extends a copy.
+    COMMANDS = {
+        "protocol_version": cmd_protocol_version,
+        "name": cmd_name,
+        "known_command": cmd_known_command,
+        "list_commands": cmd_list_commands,
+        "quit": cmd_quit,
+    }
+
 
 class Engine(Admin):
     """One GTP session: a game of Go, its komi and the arbiter's last repetition report."""
@@ -548,33 +557,31 @@ class Engine(Admin):
         _want(args, 0)
         return "" if self.repetition < 0 else str(self.repetition)
 
-    COMMANDS = {
-        "protocol_version": Admin.cmd_protocol_version,
-        "name": Admin.cmd_name,
-        "version": cmd_version,
-        "known_command": Admin.cmd_known_command,
-        "list_commands": Admin.cmd_list_commands,
-        "quit": Admin.cmd_quit,
-        "boardsize": cmd_boardsize,
-        "clear_board": cmd_clear_board,
-        "komi": cmd_komi,
-        "get_komi": cmd_get_komi,
-        "fixed_handicap": cmd_fixed_handicap,
-        "set_free_handicap": cmd_set_free_handicap,
-        "loadsgf": cmd_loadsgf,
-        "play": cmd_play,
-        "undo": cmd_undo,
-        "showboard": cmd_showboard,
-        "list_stones": cmd_list_stones,
-        "is_legal": cmd_is_legal,
-        "all_legal": cmd_all_legal,
-        "captures": cmd_captures,
-        "final_score": cmd_final_score,
-        "tengen-ko_rule": cmd_tengen_ko_rule,
-        "tengen-repetition": cmd_tengen_repetition,
-        "tengen-game": cmd_tengen_game,
-        "tengen-forbidden": None,  # Gomoku only: firmware/gtp_gomoku.py answers it
-    }
+    COMMANDS = dict(Admin.COMMANDS)
+    COMMANDS.update(
+        {
+            "version": cmd_version,
+            "boardsize": cmd_boardsize,
+            "clear_board": cmd_clear_board,
+            "komi": cmd_komi,
+            "get_komi": cmd_get_komi,
+            "fixed_handicap": cmd_fixed_handicap,
+            "set_free_handicap": cmd_set_free_handicap,
+            "loadsgf": cmd_loadsgf,
+            "play": cmd_play,
+            "undo": cmd_undo,
+            "showboard": cmd_showboard,
+            "list_stones": cmd_list_stones,
+            "is_legal": cmd_is_legal,
+            "all_legal": cmd_all_legal,
+            "captures": cmd_captures,
+            "final_score": cmd_final_score,
+            "tengen-ko_rule": cmd_tengen_ko_rule,
+            "tengen-repetition": cmd_tengen_repetition,
+            "tengen-game": cmd_tengen_game,
+            "tengen-forbidden": None,  # Gomoku only: firmware/gtp_gomoku.py answers it
+        }
+    )
 
 
 def main():

@@ -479,32 +479,30 @@ class Engine(Admin):
         c = _color(args[0])
         return " ".join(vertex(x, y) for x, y in self._stones(self._position(), c))
 
-    COMMANDS = {
-        "protocol_version": Admin.cmd_protocol_version,
-        "name": Admin.cmd_name,
-        "version": cmd_version,
-        "known_command": Admin.cmd_known_command,
-        "list_commands": Admin.cmd_list_commands,
-        "quit": Admin.cmd_quit,
-        "boardsize": cmd_boardsize,
-        "clear_board": cmd_clear_board,
-        "komi": cmd_komi,
-        "get_komi": cmd_get_komi,
-        "fixed_handicap": cmd_fixed_handicap,
-        "place_free_handicap": cmd_place_free_handicap,
-        "set_free_handicap": cmd_set_free_handicap,
-        "play": cmd_play,
-        "genmove": cmd_genmove,
-        "undo": cmd_undo,
-        "time_settings": cmd_time_settings,
-        "kgs-time_settings": cmd_kgs_time_settings,
-        "time_left": cmd_time_left,
-        "final_score": cmd_final_score,
-        "final_status_list": cmd_final_status_list,
-        "showboard": cmd_showboard,
-        "list_stones": cmd_list_stones,
-        "gogui-analyze_commands": cmd_analyze_commands,
-    }
+    COMMANDS = dict(Admin.COMMANDS)
+    COMMANDS.update(
+        {
+            "version": cmd_version,
+            "boardsize": cmd_boardsize,
+            "clear_board": cmd_clear_board,
+            "komi": cmd_komi,
+            "get_komi": cmd_get_komi,
+            "fixed_handicap": cmd_fixed_handicap,
+            "place_free_handicap": cmd_place_free_handicap,
+            "set_free_handicap": cmd_set_free_handicap,
+            "play": cmd_play,
+            "genmove": cmd_genmove,
+            "undo": cmd_undo,
+            "time_settings": cmd_time_settings,
+            "kgs-time_settings": cmd_kgs_time_settings,
+            "time_left": cmd_time_left,
+            "final_score": cmd_final_score,
+            "final_status_list": cmd_final_status_list,
+            "showboard": cmd_showboard,
+            "list_stones": cmd_list_stones,
+            "gogui-analyze_commands": cmd_analyze_commands,
+        }
+    )
 
 
 def serve(engine: Engine, inp=None, out=None) -> None:
