@@ -2,10 +2,7 @@
 and Piskvork .psq; the @sabaki/sgf parser reads the SGF too when node can load it."""
 
 import json
-import os
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 from sgfmill import sgf, sgf_grammar
@@ -385,25 +382,12 @@ console.log(JSON.stringify(out));
 
 
 def _sabaki_module():
-    # An @sabaki/sgf already on this machine (never installed by the test): the one make
-    # installs in .venv/node, the repository's node_modules, npm's global root, or
-    # $SABAKI_NODE_MODULES.
-    node = shutil.which("node")
-    if not node:
-        return None
-    repo = Path(__file__).resolve().parents[2]
-    roots = [repo / ".venv" / "node" / "node_modules", repo / "node_modules"]  # make's install
-    if os.environ.get("SABAKI_NODE_MODULES"):  # e.g. npm install --prefix DIR @sabaki/sgf
-        roots.insert(0, Path(os.environ["SABAKI_NODE_MODULES"]))
-    npm = shutil.which("npm")
-    if npm:
-        r = subprocess.run([npm, "root", "-g"], capture_output=True, text=True, timeout=30)
-        if r.returncode == 0 and r.stdout.strip():
-            roots.append(Path(r.stdout.strip()))
-    for root in roots:
-        if (root / "@sabaki" / "sgf" / "package.json").exists():
-            return node, str(root / "@sabaki" / "sgf")
-    return None
+    # An @sabaki/sgf already on this machine (never installed by the test), found where the
+    # GTP match finds @sabaki/gtp: ``(node, the package's folder)`` or None.
+    from tests.host.test_gtp_match import node_package
+
+    found = node_package("@sabaki/sgf")
+    return None if found is None else (found[0], str(found[1] / "@sabaki" / "sgf"))
 
 
 def test_sabaki_sgf_reads_it(tmp_path):

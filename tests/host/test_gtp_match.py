@@ -23,13 +23,11 @@ MATCH = ROOT / "tests" / "host" / "gtp_match.js"
 GNUGO_DEBIAN = "/usr/games/gnugo"  # Debian's package puts it outside root's usual PATH
 
 
-def node_and_gtp() -> tuple[str, Path] | None:
-    """``(node, node_modules folder holding @sabaki/gtp)`` or None when either is missing.
-
-    Looked for as tests/host/test_export.py looks for @sabaki/sgf (never installed by a test):
-    $SABAKI_NODE_MODULES, the repository's .venv/node (``make venv``), its node_modules, npm's
-    global root. Give the folder to node as NODE_PATH.
-    """
+def node_package(package: str) -> tuple[str, Path] | None:
+    """``(node, node_modules folder holding the npm ``package``)`` or None when node or the
+    package is missing (a test never installs it): $SABAKI_NODE_MODULES (e.g. ``npm install
+    --prefix DIR``), the repository's .venv/node (``make venv``), its node_modules, npm's
+    global root. Give the folder to node as NODE_PATH."""
     node = shutil.which("node")
     if not node:
         return None
@@ -42,9 +40,14 @@ def node_and_gtp() -> tuple[str, Path] | None:
         if r.returncode == 0 and r.stdout.strip():
             roots.append(Path(r.stdout.strip()))
     for root in roots:
-        if (root / "@sabaki" / "gtp" / "package.json").exists():
+        if (root / package / "package.json").exists():
             return node, root
     return None
+
+
+def node_and_gtp() -> tuple[str, Path] | None:
+    """``(node, node_modules folder holding @sabaki/gtp)``, or None (``node_package``)."""
+    return node_package("@sabaki/gtp")
 
 
 def find_gnugo() -> str | None:
