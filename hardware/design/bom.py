@@ -38,6 +38,7 @@ import io
 import re
 from pathlib import Path
 
+from hardware.design import circuit as C
 from hardware.design.netlist import natural
 from hardware.design.parts import NEWER_FOOTPRINTS, PARTS, STRIPS, kit
 
@@ -48,7 +49,7 @@ COLUMNS = (
 PREFIX_ORDER = ("U", "J", "Q", "D", "Y", "H", "SW", "BZ", "BT", "R", "C")
 ASSEMBLIES = ("controller", "strip", "kit")
 FOOTPRINTS = Path("/usr/share/kicad/footprints")  # Debian's kicad-footprints (KiCad 6)
-SYMBOLS = Path("/usr/share/kicad/symbols")  # Debian's kicad-symbols
+SYMBOLS = Path(C.SYMBOLS)  # Debian's kicad-symbols, where the schematic reads them
 
 
 def prefix(ref):

@@ -25,7 +25,8 @@ import re
 from dataclasses import dataclass, field
 
 from firmware.hal import rp2040 as fw
-from hardware.design.parts import PARTS, Figure, kit
+from hardware.design import circuit as C
+from hardware.design.parts import PARTS, Figure, kit, ohms
 
 N = fw.N
 CODES = 4096  # 12-bit ADC
@@ -94,12 +95,12 @@ ASSUMED = {
     ),
 }
 
-# Resistors on the rails, from circuit.py (value in ohms): the always-on static loads.
-R_MIDREF = 10e3 + 10e3  # MIDREF: 10k/10k from 3V3 (the third mux's self-test inputs)
-R_BANK_PULLUP = 10e3  # ROW_B3, ROW_B4 pulled up to 3V3: current while the PIO drives one low
-R_VSYS_DIV = 200e3 + 100e3  # VSYS/3 on GPIO29
-R_MUX_PULLDOWN = 1e6  # each mux common to GND (a dead sensor reads ~0)
-R_LINE_PULLUP = 100e3  # variant B: each line's gate to 3V3 (off while the ribbon is unplugged)
+# Resistors on the rails, as circuit.py places them (in ohms): the always-on static loads.
+R_MIDREF = sum(ohms(v) for v in C.MIDREF_DIV)
+R_BANK_PULLUP = ohms(C.BANK_PULLUP)
+R_VSYS_DIV = sum(ohms(v) for v in C.VSYS_DIV)
+R_MUX_PULLDOWN = ohms(C.MUX_PULLDOWN)
+R_LINE_PULLUP = ohms(C.LINE_PULLUP)
 
 SENSOR = {"A": "tmag5253", "B": "ss39et"}
 DECODER = {"A": "dec238", "B": "dec138"}
@@ -253,7 +254,12 @@ def power(variant="A", scan=None, ldo_i_max=None, sensor_i=None, row_us=None):
         add(f"sensors: a line of {N} powered, {duty:.1%} of the time (typ. at 5 V; max not "
             "found)", i_row * duty, i_row, f_on)  # fmt: skip
         i_pu = 3.3 / R_LINE_PULLUP
-        add("the on line's 100k gate pull-up (circuit.py)", i_pu * duty, i_pu, "circuit.py")
+        add(
+            f"the on line's {C.LINE_PULLUP} gate pull-up (circuit.py)",
+            i_pu * duty,
+            i_pu,
+            "circuit.py",
+        )
     mux_q = fig("mux", "i_q")
     add("3 x 74HC4051", 3 * mux_q.value, 3 * mux_q.value, mux_q)
     dq = fig(dec, "i_q")
@@ -266,18 +272,23 @@ def power(variant="A", scan=None, ldo_i_max=None, sensor_i=None, row_us=None):
     add("status LED (off; peak: lit)", 0.0, led.value, led)
     bz = fig("buzzer", "i")
     add("buzzer (silent; peak: sounding)", 0.0, bz.value, bz)
-    add("MIDREF divider 10k/10k (circuit.py)", 3.3 / R_MIDREF, 3.3 / R_MIDREF, "circuit.py")
+    add(
+        f"MIDREF divider {'/'.join(C.MIDREF_DIV)} (circuit.py)",
+        3.3 / R_MIDREF,
+        3.3 / R_MIDREF,
+        "circuit.py",
+    )
     # Bank pull-ups: rows 0-7 drive B3 and B4 low, 8-15 B4, 16-18 B3 (README §1's bank codes).
     lows = sum(2 if r < 8 else 1 for r in range(N)) / N
     i_pu = 3.3 / R_BANK_PULLUP
-    add("bank pull-ups 10k while a bank is selected (circuit.py)", lows * i_pu * duty,
+    add(f"bank pull-ups {C.BANK_PULLUP} while a bank is selected (circuit.py)", lows * i_pu * duty,
         2 * i_pu, "circuit.py")  # fmt: skip
     i_pd = 3 * (3.3 / 2) / R_MUX_PULLDOWN
-    add("3 mux pull-downs 1M at mid-rail (circuit.py)", i_pd, i_pd, "circuit.py")
+    add(f"3 mux pull-downs {C.MUX_PULLDOWN} at mid-rail (circuit.py)", i_pd, i_pd, "circuit.py")
     ldo_q = fig("ldo", "i_q")
     add("LDO quiescent", ldo_q.value, ldo_q.value, ldo_q, rail="VSYS")
     vb = ASSUMED["v_battery"].value
-    add("VSYS/3 divider 200k + 100k (circuit.py)", vb / R_VSYS_DIV, 4.2 / R_VSYS_DIV,
+    add(f"VSYS/3 divider {' + '.join(C.VSYS_DIV)} (circuit.py)", vb / R_VSYS_DIV, 4.2 / R_VSYS_DIV,
         "circuit.py, at the cell's voltage", rail="VSYS")  # fmt: skip
 
     avg_3v3 = sum(x.avg for x in lines if x.rail == "3V3")

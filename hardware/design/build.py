@@ -142,14 +142,14 @@ def missing_tools():
     import importlib.util
     import shutil
 
-    from hardware.design.circuit import SYMBOLS
+    from hardware.design.bom import FOOTPRINTS, SYMBOLS
 
     out = []
     if importlib.util.find_spec("skidl") is None:
         out.append("SKiDL: pip install -e '.[dev]' (make does it in .venv)")
-    if not Path(SYMBOLS, "74xx.kicad_sym").exists():
+    if not (SYMBOLS / "74xx.kicad_sym").exists():
         out.append("KiCad's symbol libraries: apt-get install kicad-symbols")
-    if not Path("/usr/share/kicad/footprints").is_dir():
+    if not FOOTPRINTS.is_dir():
         out.append("KiCad's footprint libraries: apt-get install kicad-footprints")
     if shutil.which("dot") is None:
         out.append("Graphviz: apt-get install graphviz")

@@ -35,6 +35,13 @@ STRIP_GND = 40
 SYMBOLS = "/usr/share/kicad/symbols"  # Debian's kicad-symbols
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+# The resistors that load the rails all the time (budgets.py adds up their current).
+MIDREF_DIV = ("10k", "10k")  # 3V3 to MIDREF to GND: the third mux's reference inputs
+BANK_PULLUP = "10k"  # ROW_B3, ROW_B4 to 3V3: every line off from reset
+VSYS_DIV = ("200k", "100k")  # VSYS to GPIO29 to GND: VSYS/3, as on the Pico
+MUX_PULLDOWN = "1M"  # each mux common to GND: a dead sensor reads ~0
+LINE_PULLUP = "100k"  # variant B: each line's FET gate to 3V3
+
 
 def row_pin(k):
     """The strip bus pin of row wire ``k`` (odd pins 1..37)."""
@@ -194,7 +201,7 @@ def strip(variant, rows_in, cols, v3, gnd, line=None):
         q["S"] += v3
         q["G"] += enable
         q["D"] += rail
-        res("100k", enable, v3, **tag)  # off while the ribbon is unplugged
+        res(LINE_PULLUP, enable, v3, **tag)  # off while the ribbon is unplugged
         cap("10uF", rail, gnd, **tag)
     for x in range(N):
         if variant == "A":
@@ -331,8 +338,8 @@ def controller(variant):
 
     # The Pico's own GPIO roles: VSYS/3 on GPIO29 (ADC3), VBUS sense on GPIO24, LED on 25.
     vsys3 = net("VSYS_DIV3")
-    res("200k", vsys, vsys3)
-    res("100k", vsys3, gnd)
+    res(VSYS_DIV[0], vsys, vsys3)
+    res(VSYS_DIV[1], vsys3, gnd)
     mcu["GPIO29_ADC3"] += vsys3
     sense = net("VBUS_SENSE")
     res("5k6", vbus, sense)
@@ -363,14 +370,14 @@ def controller(variant):
         mcu["GPIO%d" % (5 + i)] += addr[i]
     mcu["GPIO8"] += b3
     mcu["GPIO9"] += b4
-    res("10k", b3, v3)  # every line off from reset until the PIO drives the bank bits
-    res("10k", b4, v3)
+    res(BANK_PULLUP, b3, v3)  # every line off from reset until the PIO drives the bank bits
+    res(BANK_PULLUP, b4, v3)
 
     rows = [net("ROW%d" % k) for k in range(N)]
     cols = [net("COL%d" % k) for k in range(N)]
     mid = net("MIDREF")  # mid-rail reference on the third mux's spare inputs (self-test)
-    res("10k", v3, mid)
-    res("10k", mid, gnd)
+    res(MIDREF_DIV[0], v3, mid)
+    res(MIDREF_DIV[1], mid, gnd)
     cap("100nF", mid, gnd)
 
     # Decoder enables (hardware/README.md §1): bank 0 = decoder 0, 1 = decoder 1,
@@ -406,7 +413,7 @@ def controller(variant):
         common = net(("COL_0_7", "COL_8_15", "COL_16_18")[m])  # pinmap.csv's net names
         mux["A"] += common
         adc[m] += common
-        res("1M", common, gnd)  # a missing or dead sensor reads ~0, not a floating value
+        res(MUX_PULLDOWN, common, gnd)  # a missing or dead sensor reads ~0, not a floating value
         for i in range(8):
             col = m * 8 + i
             mux["A%d" % i] += cols[col] if col < N else mid

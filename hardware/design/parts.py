@@ -60,6 +60,15 @@ TMAG_FOOTPRINT = "Package_SON:Texas_X2SON-4-1EP_1.1x1.4mm_P0.5mm_EP0.8x0.6mm"
 NEWER_FOOTPRINTS = {TMAG_FOOTPRINT: "KiCad 7+ (TI DMR package); not in KiCad 6"}
 
 
+def ohms(value):
+    """A resistor value as the catalogue writes it ("4k7", "1M", "27R") in ohms."""
+    for unit, scale in (("R", 1), ("k", 1e3), ("M", 1e6)):
+        if unit in value:
+            whole, _, frac = value.partition(unit)
+            return float(whole + "." + (frac or "0")) * scale
+    return float(value)
+
+
 def resistor(value, mpn):
     """A 1 % 0402 thick-film resistor (Yageo RC0402FR-07 series)."""
     return Spec("R", "Device", "R", R0402, value, "Yageo", mpn, f"resistor {value} 1% 0402")

@@ -18,6 +18,8 @@ something other than what the firmware thinks it is:
 A pin the firmware names with no rule here is itself a failure, so a new pin cannot slip by.
 """
 
+import re
+
 from hardware.design.netlist import pin_names
 
 # The parts a GPIO must reach: firmware pin name -> (role, fields, pin name on that part).
@@ -85,7 +87,7 @@ class _Board:
         """Nets at the other end of the resistors on ``net_name``."""
         out = []
         for ref, pin in self.net.nets.get(net_name, ()):
-            if ref.startswith("R") and not ref.startswith("RTC"):
+            if re.match(r"R\d", ref):
                 other = "2" if pin == "1" else "1"
                 out.append(self.net.net_of(ref, other))
         return out
