@@ -34,14 +34,14 @@ def _boot_error():
         return None
 
 
-def _bootlog():
+def _bootlog(out):
     # The boot log's module, or None when even it cannot be loaded (then printing is all).
     try:
         from firmware import bootlog
 
         return bootlog
     except Exception as e:
-        print("tengen: no boot log:", repr(e))
+        out("tengen: no boot log: " + repr(e))
         return None
 
 
@@ -54,18 +54,20 @@ def _run_board():
         print("tengen: not a board; run `make sim` for the simulated one")
 
 
-def main(run=_run_board):
-    """Start the board (``run``: the tests give their own); report what stops it. Returns."""
+def main(run=_run_board, out=print):
+    """Start the board (``run``: the tests give their own); report what stops it, a line at a
+    time through ``out`` (the REPL's console; the tests keep the lines to check them).
+    Returns."""
     log = None
     try:
-        log = _bootlog()
+        log = _bootlog(out)
         err = _boot_error()
         if err is not None:
-            print("tengen: boot.py failed:", repr(err))
+            out("tengen: boot.py failed: " + repr(err))
             if log is not None:
                 log.fail(err, "boot.py")
         if _safe_mode():
-            print("tengen: safe mode (BOOTSEL or PAUSE held), app not started")
+            out("tengen: safe mode (BOOTSEL or PAUSE held), app not started")
         else:
             if log is not None:
                 log.stage("start")
@@ -77,10 +79,10 @@ def main(run=_run_board):
 
         gc.collect()  # a MemoryError: what the failed step held is garbage now
         try:
-            print("tengen: fatal:", repr(e))
+            out("tengen: fatal: " + repr(e))
             if log is not None:
                 log.fail(e)  # nothing if board.build wrote it already
-                print(log.trace(e), end="")
+                out(log.trace(e).rstrip("\n"))
         except Exception:  # out of memory even now: the REPL all the same
             pass
 

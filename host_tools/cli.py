@@ -15,7 +15,9 @@ from rich.console import Console
 app = typer.Typer(
     name="tengen", help="Tools for the Tengen Go/Gomoku board.", no_args_is_help=True
 )
-err = Console(stderr=True)
+# Messages are never broken by rich at the terminal's width: a path or a reason stays on one line,
+# whole, for the reader to copy and for the scripts that read it (COLUMNS does not change them).
+err = Console(stderr=True, soft_wrap=True)
 
 
 @app.command()

@@ -513,7 +513,7 @@ class LiveScreen:
         from rich.console import Console
 
         self.console = console or Console()
-        self.err = err or Console(stderr=True)
+        self.err = err or Console(stderr=True, soft_wrap=True)
         self.live = None
 
     def __enter__(self):

@@ -1,13 +1,15 @@
 """Test runner for the MicroPython unix port, which has neither unittest nor pytest.
 
-    micropython tests/mp_run.py [tests/test_x.py ...] [-k substring]
+    micropython tests/mp_run.py [tests/test_x.py ...] [-k substring] [-v]
 
 With no files it runs every tests/test_*.py (not tests/host/: those are CPython-only). In each
 module it calls every top-level ``test_*`` function with no arguments, in the order they appear
 in the file. ``tests.support.SkipTest`` counts as a skip, any other exception as a failure; a
 module that cannot be imported is one failure. The last line is ``N passed, N failed, N skipped``
 and the exit status is 1 if anything failed. ``-k`` keeps tests whose ``module.function`` name
-contains the substring.
+contains the substring. It prints only what a reader should act on: each failure with its
+traceback, each skip with its reason, and the totals; ``-v`` adds a line per module with its
+counts and time.
 """
 
 import gc
@@ -57,7 +59,7 @@ def _report(label, exc):
     sys.print_exception(exc)
 
 
-def run_module(path, keyword, totals):
+def run_module(path, keyword, totals, verbose=False):
     """Import the test file at ``path``, run its tests, add to ``totals`` [passed, failed, skipped]."""
     from tests.support import SkipTest
 
@@ -91,10 +93,11 @@ def run_module(path, keyword, totals):
                 _report(label, e)
                 counts[1] += 1
     elapsed = time.ticks_diff(time.ticks_ms(), start)
-    print(
-        "%s: %d passed, %d failed, %d skipped in %d ms"
-        % (short, counts[0], counts[1], counts[2], elapsed)
-    )
+    if verbose or counts[1]:
+        print(
+            "%s: %d passed, %d failed, %d skipped in %d ms"
+            % (short, counts[0], counts[1], counts[2], elapsed)
+        )
     for i in range(3):
         totals[i] += counts[i]
     gc.collect()
@@ -112,11 +115,14 @@ def main(argv):
 
     files = []
     keyword = None
+    verbose = False
     args = list(argv)
     while args:
         arg = args.pop(0)
         if arg == "-k" and args:
             keyword = args.pop(0)
+        elif arg == "-v":
+            verbose = True
         else:
             files.append(arg)
     if not files:
@@ -128,7 +134,7 @@ def main(argv):
 
     totals = [0, 0, 0]
     for path in files:
-        run_module(path, keyword, totals)
+        run_module(path, keyword, totals, verbose)
     print("%d passed, %d failed, %d skipped" % tuple(totals))
     return 1 if totals[1] else 0
 

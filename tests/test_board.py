@@ -308,10 +308,11 @@ def test_main_reports_what_stops_the_boot_and_returns():
         finally:
             undo()
 
+    said = []  # what main.py prints on the REPL's console
     builtins.BOOT_ERROR = OSError(28)  # boot.py failed too (and the app went on)
     try:
         bootlog.attach(root + board.BOOT_LOG)  # the board's root: "" is the real "/"
-        assert main.main(boot) is None  # returns: the REPL stays reachable
+        assert main.main(boot, said.append) is None  # returns: the REPL stays reachable
     finally:
         del builtins.BOOT_ERROR
     heads = [line for line in _log(root).split("\n") if line and line[0] != " "]
@@ -319,6 +320,9 @@ def test_main_reports_what_stops_the_boot_and_returns():
     assert heads[1].startswith("error selfcheck: CHECK SEN ")
     assert len(heads) == 2  # build wrote it; main.py's handler did not write it again
     assert hw.faces[0].text == "CHECK SEN"
+    assert said[0] == "tengen: boot.py failed: " + repr(OSError(28))
+    assert said[1].startswith("tengen: fatal: ") and "CHECK SEN" in said[1]
+    assert "Traceback" in said[2] and "selfcheck" in said[2]  # where it stopped, for the maker
 
     # An exception before the HAL exists (the firmware cannot be loaded): logged, no faces.
     root = _root()
@@ -327,8 +331,10 @@ def test_main_reports_what_stops_the_boot_and_returns():
     def no_firmware():
         raise ImportError("no module named 'firmware.device'")
 
-    assert main.main(no_firmware) is None
+    del said[:]
+    assert main.main(no_firmware, said.append) is None
     assert _log(root).startswith("error start: ImportError: no module named")
+    assert said[0].startswith("tengen: fatal: ImportError(")
 
     # The app itself stops after it started: the run stage, on the faces it had.
     root = _root()
@@ -338,7 +344,9 @@ def test_main_reports_what_stops_the_boot_and_returns():
         board.build(hw)
         raise RuntimeError("asyncio loop died")
 
-    main.main(app_dies)
+    del said[:]
+    main.main(app_dies, said.append)
+    assert said[0].startswith("tengen: fatal: RuntimeError(")
     assert _log(root).startswith("error run: RuntimeError: asyncio loop died\n")
     assert hw.faces[0].text == "BOOT ERR"
 
@@ -348,7 +356,13 @@ def test_main_py_runs_as_the_board_runs_it_and_returns():
     main = _main()
     with open(main.__file__) as f:
         src = f.read()
-    exec(compile(src, "main.py", "exec"), {"__name__": "__main__"})
+    said = []
+
+    def console(*args, **kw):  # main.py's print, kept for the check instead of shown
+        said.append(" ".join(str(a) for a in args))
+
+    exec(compile(src, "main.py", "exec"), {"__name__": "__main__", "print": console})
+    assert said == ["tengen: not a board; run `make sim` for the simulated one"]
 
 
 # ---- the board's id (firmware/hal/rp2040.py) ------------------------------------------------

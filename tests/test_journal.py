@@ -215,10 +215,6 @@ def _thousand_games(root):
     listed = j.games()
     assert len(listed) == 1000 and listed[-1][0] == 1000
     free = j.free()
-    print(
-        "1,000 games of 250 moves: %d packs, %d bytes free of 1,441,792"
-        % (len(os.listdir(root)), free)
-    )
     # Room is left for the game being played and for settings.
     assert free >= 24 * 1024, free
     assert j.records(1000) == blobs[0]

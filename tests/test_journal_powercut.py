@@ -150,10 +150,8 @@ def test_power_cut_at_every_flash_operation_of_a_game():
                 _check(image, done, committed, "op %d torn" % k, (a, data[:half]))
                 checked += 1
             image[a : a + len(data)] = data
-    print(
-        "power cuts checked: %d (%d flash operations, %d records)"
-        % (checked, total, len(committed))
-    )
+    # Every operation was cut once, and some of them torn in two as well.
+    assert checked > total and committed, (checked, total)
 
 
 def test_silent_flash_after_the_cut_loses_nothing_committed():

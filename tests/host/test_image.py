@@ -318,6 +318,18 @@ def test_a_file_that_is_not_an_elf_image_exits_2(tmp_path):
     assert code == 2 and json.loads(out)["error"].startswith("cannot read")
 
 
+def test_a_message_is_never_broken_at_the_terminal_width(tmp_path):
+    # Whatever the folder's path and the terminal's width (COLUMNS), a message is one line,
+    # whole: rich must not break "not an ELF file" (nor the path) where it would wrap.
+    for n in range(1, 160, 3):
+        folder = tmp_path / ("d" * n)
+        folder.mkdir()
+        text = folder / "firmware.uf2"
+        text.write_bytes(b"UF2\n" + bytes(508))
+        code, out = run(text)
+        assert code == 2 and "%s is not an ELF file" % text in out, out
+
+
 def test_a_truncated_or_stripped_image_exits_2(tmp_path, binutils, sources):
     elf = make_image(tmp_path, sources)
     cut = tmp_path / "cut.elf"
