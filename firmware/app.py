@@ -145,6 +145,8 @@ class App:
         self._smalls = (None, _texts(), _texts())
         self._small = bytearray(3)
         self._dead = _texts()
+        self._offers_buf = bytearray(5)  # the fifth-move offers' count, "3/10", by length
+        self._offers_texts = _texts() + (bytearray(4), bytearray(5))
         self._texts_for = None
         self._texts = ()
         self.heard = 0  # referee incidents already said
@@ -487,7 +489,7 @@ class App:
         detail = log.detail(j)
         npoints = log.npoints(j)
         first = log.point(j, 0) if npoints else 0
-        k = say.small_into(self._small, kind, npoints, first, gomoku)
+        k = say.small_into(self._small, kind, npoints, first, gomoku, detail)
         whose = say.face_of(kind)
         mover = m.game.to_move
         side = 3 if whose == say.BOTH else mover if whose == say.MOVER else 3 - mover
@@ -498,7 +500,8 @@ class App:
             sound = _CLICK
         else:
             until = ticks.add(now, NOTICE_MS)
-            sound = _FAULT if say.is_fault(kind) else _DONE if kind == 26 else _CLICK  # REMOTE
+            # A fault (an OFFERS refusal by its detail), the remote side's move (REMOTE, 26)
+            sound = _FAULT if say.is_fault(kind, detail) else _DONE if kind == 26 else _CLICK
         if side & 1:
             self._set_note(1, word, self._small_of(1, k), more, until)
         if side & 2:
@@ -601,6 +604,8 @@ class App:
         if m.phase != 0:
             self._phase_text(f, side, now, flags)
             return
+        if m.clock.state == 1 and not m.referee.go and self._offers_text(f, side, now, flags):
+            return
         if m.expect >= 0 and side != m.remote:  # the remote's stone, until it is down
             t = m.expect_text
             f.show_text(t[0], t[1], flags, t[2])
@@ -608,6 +613,33 @@ class App:
         face = self.face
         m.clock.face(side, now, face)
         f.show(face)
+
+    @micropython.native
+    def _offers_text(self, f, side, now, flags):
+        # Renju's fifth-move offers (五手N打): how many are down (of how many are due while
+        # Black puts them down; still down while White chooses), steadily on the waiting
+        # player's face and by turns with the clock on the mover's. False when not drawn.
+        m = self.match
+        down = m.referee.offers_down()
+        if down < 0:
+            return False
+        if side == m.clock.running and (ticks.diff(now, 0) // _ALTERNATE_MS) % 2:
+            return False  # the mover's own clock, every other turn
+        buf = self._offers_buf
+        if m.game.offered:
+            k = say.digits_into(buf, down)
+        else:
+            k = say.offers_into(buf, down, m.game.offers)
+        text = self._offers_texts[k]
+        i = 0
+        while i < k:
+            text[i] = buf[i]
+            i += 1
+        if m.game.offered:
+            f.show_text(say.CHOOSE_WORD, text, flags, say.CHOOSE_MORE)
+        else:
+            f.show_text(text, say.OFFERS_WORD, flags, say.OFFERS_MORE)
+        return True
 
     @micropython.native
     def _phase_text(self, f, side, now, flags):

@@ -51,6 +51,12 @@ RULES = ("1988", "1979", "taiwan", "national")
 TIMES = tuple(sorted(PRESETS))  # sorted: MicroPython's dicts keep no order
 NAMES = ("black", "white", "event", "round", "table")
 
+# Each family's own time control: the menu takes it when the game changes between Go and
+# Gomoku, and so does ``apply`` when the time held is the other family's (a choice of the
+# user's is kept): Renju under China's national Go time (3 hours) is no factory setting.
+GO_TIME = "cn-national"
+GOMOKU_TIME = "renju-rif"
+
 DEFAULTS = {
     "game": "go",
     "size": 19,
@@ -63,7 +69,7 @@ DEFAULTS = {
     "offers": 10,
     "claims": "auto",
     "captures": 0,
-    "time": "cn-national",
+    "time": GO_TIME,
     "volume": 2,
     "pin": "0000",
     "late_factor": 1,
@@ -233,7 +239,8 @@ def apply(current, changes):
     ``(new_dict, [])``, or ``(None, [messages])`` when any change is invalid, the game and
     size do not fit together, or the result would exceed MAX_BYTES as JSON; then nothing
     applies. "go19" etc. become "go" with the size; changing between Go and Gomoku without
-    a size moves the size to 19 or 15."""
+    a size moves the size to 19 or 15, and without a time moves a time that is the other
+    family's own (GO_TIME, GOMOKU_TIME) to the new one's."""
     errors = []
     if not isinstance(changes, dict):
         return None, ["settings: the changes must be an object"]
@@ -250,6 +257,10 @@ def apply(current, changes):
     new.update(changes)
     new["game"] = game
     new["size"] = size
+    was_go = _split(current.get("game"))[0] == "go"
+    if "time" not in changes and (game == "go") != was_go:
+        if new.get("time") == (GO_TIME if was_go else GOMOKU_TIME):
+            new["time"] = GO_TIME if game == "go" else GOMOKU_TIME
     if _size_of(new) > MAX_BYTES:
         return None, ["settings: more than %d bytes" % MAX_BYTES]
     return new, []

@@ -110,10 +110,10 @@ def incident_words(ev: dict, game: str) -> tuple[str, str]:
     from firmware.referee import incidents as inc
 
     kind = int(ev.get("kind", 0))
-    zh, en = inc.words(kind)
+    detail = ev.get("detail", 0)
+    zh, en = inc.words(kind, detail if isinstance(detail, int) else 0)
     if not en:
         return zh, "incident %d" % kind
-    detail = ev.get("detail", 0)
     if kind == inc.ILLEGAL and not is_gomoku(game) and isinstance(detail, int) and detail:
         from firmware.ui import say
 

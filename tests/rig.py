@@ -5,6 +5,11 @@ recorded, driven as the players drive it (stones, paddles, keys, time), on both 
 ``key``/``chord`` the soft keys (held as long as a finger would), ``run(ms)`` lets time pass
 (the app's pass every 20 ms, as its clock task). ``seen(side)`` is what that face shows now,
 ``heard()`` the sounds since the last call, by name.
+
+``BoardRig()`` is the whole board as it leaves the factory: ``firmware/board.py``'s ``build``
+on the virtual hardware (``firmware/hal/virtual.py``) with a fresh flash folder (no settings
+file; the virtual board calibrates itself on that first start), the same hands, the PC link's
+requests (``ask``), and what the faces show read back from the emulated HT1621 glass.
 """
 
 from firmware.app import App
@@ -185,3 +190,123 @@ def _bits(name):
     for k in name.split("+"):
         bits |= {"pause": btn.PAUSE, "mode": btn.MODE, "plus": btn.PLUS, "minus": btn.MINUS}[k]
     return bits
+
+
+class BoardRig:
+    """A new board: no settings file, nothing played (a fresh flash folder), built as the
+    device builds itself; time is the rig's own (``run``), so every run shows the same.
+    ``seen(side)`` is what that face's glass reads (``firmware/hal/virtual.py``'s ``read``),
+    ``heard()`` the buzzer's sounds since the last call, by name."""
+
+    def __init__(self, seed=1):
+        from firmware import board
+        from firmware.hal import virtual as V
+        from tests.test_journal import fresh_root
+
+        root = fresh_root(blocks=128)[: -len("/games")]
+        self.root = root
+        self.link = _Link()
+        hw = V.make_hardware(root, self.link, seed, host_time=lambda: 1767225600.0, dead=[])
+        self.now = 0
+        hw.now = hw.keys.now = lambda: self.now  # the rig's time, not the host's
+        self.hw = hw
+        self.grid = hw.scanner
+        self.app, self.server = board.build(hw)
+        self.next_id = 1
+        self.run(200)
+
+    @property
+    def match(self):
+        return self.app.match
+
+    @property
+    def journal(self):
+        return self.app.journal
+
+    # ---- the players' hands (as Rig's) ----------------------------------------------------
+
+    def _xy(self, v):
+        g = self.match.game
+        n = g.board.size
+        x, y = parse_vertex(v, n, GO_COLUMNS if hasattr(g, "captures") else GOMOKU_COLUMNS)
+        return x + (N - n) // 2, y + (N - n) // 2
+
+    def put(self, v, colour, ms=300):
+        x, y = self._xy(v)
+        self.grid.put(x, y, BLACK if colour[0] in "bB" else WHITE)
+        self.run(ms)
+
+    def lift(self, v, ms=300):
+        x, y = self._xy(v)
+        self.grid.lift(x, y)
+        self.run(ms)
+
+    def press(self, colour, ms=200):
+        self.hw.press(BLACK if colour[0] in "bB" else WHITE)
+        self.run(ms)
+
+    def play(self, moves):
+        """Each ``(vertex, colour)`` put down and its paddle pressed."""
+        for v, c in moves:
+            self.put(v, c)
+            self.press(c)
+
+    def key(self, name, long=False):
+        ms = 900 if long else 100
+        self.hw.keys.hold(_bits(name), ms)
+        self.run(ms + 150)
+
+    def run(self, ms):
+        end = self.now + ms
+        app = self.app
+        while self.now < end:
+            self.now += STEP
+            app.step(self.now)
+
+    # ---- the PC link ------------------------------------------------------------------------
+
+    def ask(self, cmd, **fields):
+        """One request on the link, as ``tengen`` sends it; the reply (a dict)."""
+        import json
+
+        req = {"v": 1, "id": self.next_id, "cmd": cmd}
+        req.update(fields)
+        self.next_id += 1
+        start = len(self.link.data)
+        self.server.feed(json.dumps(req).encode() + b"\n")
+        while self.server.poll():
+            pass
+        return json.loads(self.link.data[start:].decode().strip().split("\n")[-1])
+
+    # ---- what the players see and hear --------------------------------------------------------
+
+    def seen(self, colour):
+        """What that face's glass shows: ``2:55:00  #1  RUN``, ``CAP  D4``."""
+        return self.hw.glass(0 if colour[0] in "bB" else 1).line()
+
+    def seen_over(self, colour, ms, every=500):
+        """Every distinct reading of that face while ``ms`` pass (texts that take turns)."""
+        out = []
+        for _ in range(ms // every):
+            t = self.seen(colour)
+            if t not in out:
+                out.append(t)
+            self.run(every)
+        return out
+
+    def heard(self):
+        return self.hw.buzzer.take()
+
+
+class _Link:
+    """The PC's end of the link: what the board wrote."""
+
+    def __init__(self):
+        self.data = b""
+
+    def write(self, data):
+        self.data += data
+        return len(data)
+
+    def flush(self):
+        pass

@@ -89,9 +89,11 @@ class Sounds:
 class Board:
     """The app on the simulated grid, each pass's bytes through the allocator counted."""
 
-    def __init__(self, time, seed=9, journal=None):
+    def __init__(self, time, seed=9, journal=None, **settings):
         self.grid, frame, cal = calibrated(seed)
-        self.match = Match({"game": "go19", "time": time}, Sensing(N, cal), journal)
+        settings.setdefault("game", "go19")
+        settings["time"] = time
+        self.match = Match(settings, Sensing(N, cal), journal)
         self.faces = (Glass(), Glass())
         self.sounds = Sounds()
         self.app = App(
@@ -193,6 +195,37 @@ def _scripted_game(b):
     assert b.match.game.ply == 12 and not b.app.errors
     if _COUNTED:
         assert b.passes > 6000 and b.bytes == 0, (b.passes, b.bytes)
+
+
+def test_the_fifth_move_offers_on_the_faces_allocate_nothing():
+    # Renju's ten offers going down and White lifting nine: the passes that count them on
+    # the faces ("3/10" OFR, CHOOSE 9) allocate nothing; the presses of the offers and of
+    # White's choice are left out (their lists are made once a game).
+    b = Board("renju-rif", game="renju", opening="designated", offers=10)
+    b.start()
+    m = 2  # the 15x15 in the middle of the grid
+    for k, (x, y) in enumerate(((7, 7), (7, 8), (8, 7), (6, 7))):  # 雨月, White 4 on G8
+        b.counting = False
+        b.move(x + m, y + m, BLACK if k % 2 == 0 else WHITE)
+    offers = ((9, 7), (4, 4), (5, 11), (10, 3), (11, 10), (2, 8), (12, 12), (3, 2), (13, 12))
+    offers += ((1, 1),)
+    b.run(200)  # the notices of the opening's moves are over
+    b.counting = True
+    black_face, white_face = b.faces
+    for k, (x, y) in enumerate(offers):
+        b.put(x + m, y + m, BLACK)
+        assert bytes(white_face.word) == b"%d/10" % (k + 1), white_face.word
+    b.counting = False
+    b.press(BLACK)
+    assert len(b.match.game.offered) == 10
+    b.run(3000)
+    b.counting = True
+    for k, (x, y) in enumerate(offers[1:]):
+        b.lift(x + m, y + m)
+        assert black_face.word == "CHOOSE" and bytes(black_face.small) == b"%d" % (9 - k)
+    assert not b.app.errors and not b.match.referee.scattered
+    if _COUNTED:
+        assert b.passes > 100 and b.bytes == 0, (b.passes, b.bytes)
 
 
 def test_a_corpus_game_through_the_app_allocates_nothing():

@@ -638,3 +638,114 @@ def test_new_turn_forgets_a_stone_put_down_before_the_clock_started():
     ref.see(seen(EMPTY9.replace(". . . . . . . . .", ". . . . . . . . X", 1)))
     assert ref.press(BLACK, 5) == ACCEPTED and game.board.color_at(8, 8) == BLACK
     assert inc.MOVED_NEW not in ref.log.kinds()
+
+
+# Renju's fifth move with many offers (五手N打, 002 第三条2): 雨月 (H8, H9, I8), White 4 on
+# G8, then N offers at once. Ten points of ten shapes in that position (checked below).
+_UGETSU = ((7, 7), (7, 8), (8, 7), (6, 7))
+_TEN_OFFERS = ((4, 4), (5, 11), (9, 3), (10, 10), (2, 8), (11, 7), (3, 2), (12, 12), (6, 2))
+_TEN_OFFERS += ((8, 12),)
+
+
+# 花月 (H8, H9, I9) and White 4 on G10: a position symmetric about the diagonal G10-I8.
+_KAGETSU = ((7, 7), (7, 8), (8, 8), (6, 9))
+
+
+def _to_the_offers(offers, opening=_UGETSU):
+    game = Gomoku(RENJU, opening=OPENING_DESIGNATED, offers=offers)
+    ref = Referee(game)
+    stones = {}
+    for k, p in enumerate(opening):
+        c = BLACK if k % 2 == 0 else WHITE
+        stones[p] = c
+        ref.see(renju_seen(stones))
+        assert ref.press(c, 10 * k) == ACCEPTED, k
+    return game, ref, stones
+
+
+def test_up_to_the_most_offers_the_settings_allow_none_is_a_disturbed_board():
+    # Every N the settings take: the offers go down one by one, none of them a stray (the
+    # board was called disturbed from the fifth on), the count down said as they go.
+    from firmware.settings import _KINDS
+    from firmware.ui.menus import OFFERS_MAX
+
+    most = _KINDS["offers"][2]
+    assert most == OFFERS_MAX == len(_TEN_OFFERS)
+    for n in range(2, most + 1):
+        game, ref, stones = _to_the_offers(n)
+        assert ref.offers_down() == 0
+        for k in range(n):
+            stones[_TEN_OFFERS[k]] = BLACK
+            ref.see(renju_seen(stones), 100 + k)
+            assert not ref.scattered and ref.offers_down() == k + 1, (n, k)
+        assert ref.press(BLACK, 200) == ACCEPTED, (n, game.note)
+        assert ref.log.last()[0] == inc.OFFERS and len(game.offered) == n
+        assert inc.SCATTERED not in ref.log.kinds()
+        # White lifts all but the last, puts move 6 down and presses: Black 7 follows.
+        for k in range(n - 1):
+            del stones[_TEN_OFFERS[k]]
+            ref.see(renju_seen(stones), 300 + k)
+            assert not ref.scattered and ref.offers_down() == n - 1 - k, (n, k)
+        stones[(13, 1)] = WHITE
+        ref.see(renju_seen(stones), 400)
+        assert ref.press(WHITE, 410) == ACCEPTED and ref.offers_down() == -1
+        stones[(1, 13)] = BLACK
+        ref.see(renju_seen(stones), 420)
+        assert ref.press(BLACK, 430) == ACCEPTED and game.ply == 7, n
+        assert game.board.color_at(*_TEN_OFFERS[n - 1]) == BLACK
+
+
+def test_a_disturbed_board_during_the_offers_is_still_caught():
+    # Stones of the position knocked off, or more black stones than the offers and three:
+    # the board is disturbed (散乱) and the press refused until it is restored.
+    game, ref, stones = _to_the_offers(10)
+    for p in _TEN_OFFERS[:6]:
+        stones[p] = BLACK
+    ref.see(renju_seen(stones), 100)
+    assert not ref.scattered
+    knocked = dict(stones)
+    for p in _UGETSU[:3]:
+        del knocked[p]
+    knocked[(0, 0)] = WHITE
+    ref.see(renju_seen(knocked), 110)
+    assert ref.scattered and ref.log.last()[0] == inc.SCATTERED
+    assert ref.press(BLACK, 120) == REFUSED and ref.why == inc.SCATTERED
+    ref.see(renju_seen(stones), 130)  # put back
+    assert not ref.scattered and ref.log.last()[0] == inc.RESTORED
+    spilled = dict(stones)
+    for p in _TEN_OFFERS[6:]:
+        spilled[p] = BLACK
+    for p in ((0, 14), (14, 0), (14, 14)):
+        spilled[p] = BLACK
+    ref.see(renju_seen(spilled), 140)  # 13 black stones for 10 offers: 3 strays
+    assert not ref.scattered
+    spilled[(0, 7)] = BLACK
+    ref.see(renju_seen(spilled), 150)  # a fourth
+    assert ref.scattered and ref.offers_down() == 14
+
+
+def test_offers_refused_say_why():
+    # Too few, too many, two of the same shape (its offers, one to move first), and White's
+    # press without keeping exactly one; each a refusal with its reason in the detail.
+    game, ref, stones = _to_the_offers(3, _KAGETSU)
+    stones[(4, 4)] = BLACK
+    stones[(5, 12)] = BLACK
+    ref.see(renju_seen(stones), 100)
+    assert ref.press(BLACK, 110) == REFUSED and ref.why == inc.OFFERS
+    assert ref.log.last()[4] == inc.OFFERS_SHORT and len(ref.points) == 2
+    stones[(11, 11)] = BLACK  # E5's mirror image across the diagonal
+    stones[(12, 2)] = BLACK
+    ref.see(renju_seen(stones), 120)
+    assert ref.press(BLACK, 130) == REFUSED and ref.log.last()[4] == inc.OFFERS_OVER
+    del stones[(12, 2)]
+    ref.see(renju_seen(stones), 140)
+    assert ref.press(BLACK, 150) == REFUSED and ref.log.last()[4] == inc.OFFERS_SAME
+    assert ref.points == ((11 << 5) | 11, (4 << 5) | 4)  # L12 to move, E5 may stay
+    del stones[(11, 11)]
+    stones[(12, 2)] = BLACK
+    ref.see(renju_seen(stones), 160)
+    assert ref.press(BLACK, 170) == ACCEPTED, game.note
+    stones[(13, 1)] = WHITE  # White plays with all three offers still down
+    ref.see(renju_seen(stones), 180)
+    assert ref.press(WHITE, 190) == REFUSED and ref.log.last()[4] == inc.OFFERS_KEEP
+    assert len(ref.points) == 3 and ref.offers_down() == 3

@@ -294,3 +294,37 @@ def test_a_corpus_game_on_the_simulated_grid_allocates_nothing_per_call():
         assert r == ACCEPTED, (ref.why, ref.points)
     assert captures > 0 and calls[0] > len(moves) and calls[1] == len(moves)
     assert worst == [0, 0]
+
+
+def test_the_fifth_move_offers_are_watched_without_allocating():
+    # Ten offers going down and White lifting nine: each look (``see``) and the count the
+    # faces ask for (``offers_down``) allocate nothing; the presses of the offers and of
+    # White's choice may (once a game).
+    from tests.test_referee import _TEN_OFFERS, _to_the_offers, renju_seen
+
+    game, ref, stones = _to_the_offers(10)
+    down = _TEN_OFFERS
+    placed = []
+    for k in range(len(down)):
+        stones[down[k]] = BLACK
+        placed.append(renju_seen(stones))
+    lifted = []
+    for k in range(len(down) - 1):
+        del stones[down[k]]
+        lifted.append(renju_seen(stones))
+    counts = bytearray(20)
+
+    @micropython.native
+    def offers(boards, at):
+        k = 0
+        while k < len(boards):
+            ref.see(boards[k], k)
+            counts[at + k] = ref.offers_down()
+            k += 1
+
+    assert locked(lambda: offers(placed, 0)) is None and not ref.scattered
+    assert ref.press(BLACK, 100) == ACCEPTED
+    assert locked(lambda: offers(lifted, 10)) is None and not ref.scattered
+    assert list(counts[:10]) == list(range(1, 11)) and list(counts[10:19]) == [
+        9 - k for k in range(9)
+    ]

@@ -207,6 +207,14 @@ def test_go_sizes_are_normalised_and_checked_with_the_game():
     back = S.apply(renju, {"game": "go"})[0]
     assert back["game"] == "go" and back["size"] == 19
     assert S.apply(go13, {"game": "go"})[0]["size"] == 13
+    # ... and the time with it, when it was the other family's own; a user's choice stays
+    assert (
+        cur["time"] == S.GO_TIME and renju["time"] == S.GOMOKU_TIME and back["time"] == S.GO_TIME
+    )
+    quick = S.apply(cur, {"time": "quick"})[0]
+    assert S.apply(quick, {"game": "renju"})[0]["time"] == "quick"
+    assert S.apply(cur, {"game": "renju", "time": "quick"})[0]["time"] == "quick"
+    assert S.apply(renju, {"game": "standard"})[0]["time"] == S.GOMOKU_TIME
     assert S.apply(go13, {"volume": 1})[0]["size"] == 13
     # an explicit pair that does not fit is refused
     for cur_, changes in (

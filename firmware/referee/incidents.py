@@ -38,6 +38,23 @@ NOT_CLEAR = const(25)  # a start refused: stones on the board the new game does 
 REMOTE = const(26)  # the remote side's move came (an engine, a player elsewhere): put it down
 WRONG_POINT = const(27)  # a stone for the remote's move on another point (points: its, this)
 
+# The detail of an OFFERS incident: 0 the offers taken at Black's press; else the press was
+# refused, and why: fewer or more stones than Black announced (五手N打, 002 第三条2), two of
+# the same shape (不同形, 002 第二条10: its points are that shape's offers, one to move
+# first, the one that may stay last), or White pressed without keeping exactly one offer
+# (its points: the offered stones still down).
+OFFERS_SHORT = const(1)
+OFFERS_OVER = const(2)
+OFFERS_SAME = const(3)
+OFFERS_KEEP = const(4)
+OFFERS_WORDS = (
+    ("五手N打：打点", "fifth-move offers"),
+    ("打点数量不足", "fewer offers than announced"),
+    ("打点数量过多", "more offers than announced"),
+    ("打点同形：请换一个", "two offers of the same shape: move one"),
+    ("白方应只保留一个打点", "White keeps exactly one offer"),
+)
+
 WORDS = {
     MOVE: ("着子", "move"),
     PASS: ("虚着（按钟未落子）", "pass (a press with no new stone)"),
@@ -75,8 +92,10 @@ WORDS = {
 }
 
 
-def words(kind):
-    """``(Chinese, English)`` of an incident kind."""
+def words(kind, detail=0):
+    """``(Chinese, English)`` of an incident kind (an OFFERS refusal's by its ``detail``)."""
+    if kind == OFFERS and 0 < detail < len(OFFERS_WORDS):
+        return OFFERS_WORDS[detail]
     return WORDS.get(kind, ("", ""))
 
 

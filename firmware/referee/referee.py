@@ -416,13 +416,50 @@ class Referee:
             # (先按钟后落子, 002 第六条1(8)); the arbiter decides, the stone is off for now.
             self.late_logged = True
             self._log(inc.PRESS_FIRST, self._pts, self._gather(_OTHER, 0, self._pts, 0))
-        stray = other + missing + (mine - 1 if mine > 1 else 0) + self.outside
+        stray = other + missing + self._extra_mine(mine) + self.outside
         if stray >= self.scatter and not self.scattered:
             self.scattered = True
             self._log(inc.SCATTERED, self._pts, self._strays(self._pts))
         elif self.scattered and not stray and not nc[_N_UNSURE]:
             self.scattered = False
             self._log(inc.RESTORED, self._pts, 0)
+
+    @micropython.native
+    def _extra_mine(self, mine):
+        # New stones of the colour to play beyond those the turn brings: one move, or at
+        # Renju's fifth move the N offers Black puts down at once (五手N打, 002 第三条2;
+        # ``wants_offers``), so ten offers are a move, not a disturbed board (散乱). The
+        # stones past N still count: N + 4 black stones is a board to restore.
+        due = 1
+        if not self.go and mine > 1 and self.game.wants_offers():
+            due = self.game.offers
+        return mine - due if mine > due else 0
+
+    @micropython.native
+    def offers_down(self):
+        """Renju's fifth-move offers in play (五手N打): while Black puts them down, how many
+        new black stones are on the board (of ``game.offers`` due); while White chooses, how
+        many of the offered stones are still down (White lifts all but the one it keeps).
+        -1 at any other time. From the last look (``see``); allocates nothing: the faces
+        ask on every pass."""
+        if self.go or self.ending:
+            return -1
+        g = self.game
+        offered = g.offered
+        if offered:
+            n = self.n
+            seen = self.seen
+            k = 0
+            j = 0
+            while j < len(offered):
+                p = offered[j]
+                if seen[(p >> 5) * n + (p & 31)] == BLACK:
+                    k += 1
+                j += 1
+            return k
+        if g.wants_offers():
+            return self._nc[_N_MINE]
+        return -1
 
     @micropython.native
     def _strays(self, out):
@@ -710,12 +747,10 @@ class Referee:
         n = self.n
         if g.offered and c == WHITE:  # White kept one offer and plays move 6 with this press
             kept = [p for p in g.offered if self.seen[(p >> 5) * n + (p & 31)] == BLACK]
-            if len(kept) != 1:
-                k = 0
-                for p in g.offered:
-                    self._why[k] = (p >> 5) * n + (p & 31)
-                    k += 1
-                return self._refuse(inc.OFFERS, k)
+            if len(kept) != 1:  # the faces say how many are still down
+                for k in range(len(kept)):
+                    self._why[k] = (kept[k] >> 5) * n + (kept[k] & 31)
+                return self._refuse(inc.OFFERS, len(kept), inc.OFFERS_KEEP)
             g.choose_fifth(kept[0] & 31, kept[0] >> 5)
             self.sync()  # Black 5 is in: White's turn begins
             self._log1(inc.KEPT, (kept[0] >> 5) * n + (kept[0] & 31), 0)
@@ -724,15 +759,44 @@ class Referee:
             mine = self.diff()[0]
             r = g.offer_fifth([(i % n, i // n) for i in mine])
             if r:
-                for k in range(len(mine)):
-                    self._why[k] = mine[k]
-                return self._refuse(inc.OFFERS, len(mine))
+                return self._offers_refused(mine)
             for k in range(len(mine)):
                 self._pts[k] = mine[k]
             self._log(inc.OFFERS, self._pts, len(mine))
             self.first = -1
             return ACCEPTED
         return None
+
+    def _offers_refused(self, mine):
+        # Black's offers (frame indices) refused: too few, too many, or two of one shape;
+        # the points of the refusal are the offers, or that shape's (one to move first).
+        due = self.game.offers
+        why = self._why
+        if len(mine) != due:
+            for k in range(len(mine)):
+                why[k] = mine[k]
+            detail = inc.OFFERS_SHORT if len(mine) < due else inc.OFFERS_OVER
+            return self._refuse(inc.OFFERS, len(mine), detail)
+        from firmware.rules.renju_openings import offer_clashes
+
+        g = self.game
+        n = self.n
+        black = []
+        white = []
+        for i in range(n * n):
+            if self.expected[i] == BLACK:
+                black.append((i % n, i // n))
+            elif self.expected[i] == WHITE:
+                white.append((i % n, i // n))
+        clashes = offer_clashes(black, white, [(i % n, i // n) for i in mine], size=g.size)
+        # (No clash and the right number: not a refusal the board can see, its offers being
+        # new stones on empty points; all of them, then.)
+        same = clashes[0] if clashes else list(range(len(mine)))
+        k = 0
+        for j in same[1:] + same[:1]:
+            why[k] = mine[j]
+            k += 1
+        return self._refuse(inc.OFFERS, k, inc.OFFERS_SAME)
 
     @micropython.native
     def _accept(self):

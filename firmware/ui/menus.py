@@ -26,7 +26,7 @@ from micropython import const
 
 from firmware.clock.control import PRESETS
 from firmware.rules.go_count import KOMI_1988, KOMI_NATIONAL, KOMI_TAIWAN
-from firmware.settings import DEFAULTS
+from firmware.settings import DEFAULTS, GO_TIME, GOMOKU_TIME
 from firmware.ui import buttons
 
 # What ``handle`` did.
@@ -75,8 +75,6 @@ TIME_LABELS = {
     "shared-2h": "SHARE 2H",
 }
 TIMES = tuple(sorted(PRESETS))
-GO_TIME = "cn-national"
-GOMOKU_TIME = "renju-rif"
 
 # The items, in menu order.
 GAME = const(0)

@@ -61,6 +61,26 @@ _SAY = {
 
 _COLOUR_LETTERS = ("?", "B", "W")
 
+# An OFFERS incident by its detail (incidents.py's OFFERS_SHORT ...): the offers taken, or
+# why a press was refused: (word, fault?, words for a display with room). The small cells
+# show how many stones (the refusal's points), or for a shape twice the offer to move.
+_OFFERS_SAY = (
+    ("OFFERS", False, "White: keep one offer"),
+    ("SHORT", True, "fewer offers than announced: put them all down"),
+    ("OVER", True, "more offers than announced: take some off"),
+    ("SAME", True, "two offers of the same shape: move this one"),
+    ("CHOOSE", True, "White: keep exactly one offer, lift the others"),
+)
+
+# Renju's fifth move (五手N打, 002 第三条2): Black puts N offers down at once, White keeps one
+# and lifts the others. While Black puts them down the faces show how many are down of how
+# many are due, ``3/10`` in the big cells (``offers_into``) and OFFERS_WORD in the small
+# ones; while White chooses, CHOOSE_WORD and how many offered stones are still down.
+OFFERS_WORD = "OFR"
+OFFERS_MORE = "Black: put down the fifth-move offers (down/due), then press"
+CHOOSE_WORD = "CHOOSE"
+CHOOSE_MORE = "White: keep one offer, lift the others, play 6, press"
+
 _UNKNOWN = ("?", BOTH, True, "an incident")
 
 # Go's reasons for an illegal point (go_board: OFF_BOARD 1, OCCUPIED 2, KO 3, SUICIDE 4,
@@ -83,8 +103,19 @@ def kinds():
     return sorted(_SAY)
 
 
-def is_fault(kind):
-    """True when the incident asks the player to act (the refuse pattern sounds)."""
+def _offers(kind, detail):
+    # The OFFERS incident's entry of _OFFERS_SAY for ``detail``, else None.
+    if kind == inc.OFFERS and isinstance(detail, int) and 0 <= detail < len(_OFFERS_SAY):
+        return _OFFERS_SAY[detail]
+    return None
+
+
+def is_fault(kind, detail=0):
+    """True when the incident asks the player to act (the refuse pattern sounds): an OFFERS
+    incident by its ``detail`` (a refused press)."""
+    o = _offers(kind, detail)
+    if o is not None:
+        return o[1]
     return _SAY.get(kind, ("", BOTH, True, ""))[2]
 
 
@@ -93,9 +124,9 @@ def face_of(kind):
     return _SAY.get(kind, ("", BOTH, True, ""))[1]
 
 
-def pattern(kind):
-    """The buzzer pattern of an incident kind."""
-    return buzzer.REFUSE if is_fault(kind) else buzzer.KEY
+def pattern(kind, detail=0):
+    """The buzzer pattern of an incident kind (and detail, see ``is_fault``)."""
+    return buzzer.REFUSE if is_fault(kind, detail) else buzzer.KEY
 
 
 def point_name(p, gomoku):
@@ -117,21 +148,27 @@ def word(kind, detail, gomoku):
     reason = _go_reason(kind, detail, gomoku)
     if kind == inc.REMOTE:  # detail: the remote side's colour
         return _COLOUR_LETTERS[detail if detail == 1 or detail == 2 else 0]
+    o = _offers(kind, detail)
+    if o is not None:
+        return o[0]
     return _GO_ILLEGAL[reason] if reason else _SAY.get(kind, _UNKNOWN)[0]
 
 
 def more(kind, detail, gomoku):
     """The longer line for a display with room, without what the points add (``incident``)."""
     reason = _go_reason(kind, detail, gomoku)
+    o = _offers(kind, detail)
+    if o is not None:
+        return o[2]
     return _GO_ILLEGAL_MORE[reason] if reason else _SAY.get(kind, _UNKNOWN)[3]
 
 
 @micropython.native
-def small_into(buf, kind, npoints, first, gomoku):
+def small_into(buf, kind, npoints, first, gomoku, detail=0):
     """The small cells' text of an incident with ``npoints`` points, the first ``first``
     (a point code), as ASCII into ``buf`` (3 bytes); its length. Allocates nothing: the app
     says incidents from its pass."""
-    if kind == inc.OFFERS or kind == inc.NOT_CLEAR:
+    if (kind == inc.OFFERS and detail != inc.OFFERS_SAME) or kind == inc.NOT_CLEAR:
         return digits_into(buf, npoints) if npoints else 0
     if not npoints:
         return 0
@@ -155,6 +192,22 @@ def digits_into(buf, v, at=0):
     return k
 
 
+@micropython.native
+def offers_into(buf, down, due):
+    """The fifth-move offers' count, ``down/due`` (``3/10``), as ASCII into ``buf`` (5
+    bytes: each side 99 at most); its length. Allocates nothing."""
+    k = digits_into(buf, down if down < 99 else 99)
+    buf[k] = 47  # '/'
+    return k + 1 + digits_into(buf, due if due < 99 else 99, k + 1)
+
+
+def offers_text(down, due):
+    """``(big, small, more)`` while Black puts the fifth-move offers down: ``("3/10",
+    "OFR", ...)``. Builds strings: for the PC and the tests (the app uses ``offers_into``)."""
+    buf = bytearray(5)
+    return bytes(buf[: offers_into(buf, down, due)]).decode(), OFFERS_WORD, OFFERS_MORE
+
+
 def incident(kind, points, detail, gomoku):
     """``(word, small, more)`` for the faces: the word in the big cells, the first point (or
     a count) in the small ones, a longer line for a display with room (what the points add
@@ -163,8 +216,8 @@ def incident(kind, points, detail, gomoku):
     w = word(kind, detail, gomoku)
     m = more(kind, detail, gomoku) if kind in _SAY else "incident %d" % kind
     buf = bytearray(3)
-    small = bytes(buf[: small_into(buf, kind, len(points), points[0] if points else 0, gomoku)])
-    small = small.decode()
+    first = points[0] if points else 0
+    small = bytes(buf[: small_into(buf, kind, len(points), first, gomoku, detail)]).decode()
     if points and kind != inc.OFFERS and kind != inc.NOT_CLEAR:
         if len(points) > 1 and kind != inc.WRONG_POINT:
             m += " (%d points)" % len(points)
