@@ -122,6 +122,9 @@ def incident_words(ev: dict, game: str) -> tuple[str, str]:
             en = "%s: %s" % (en, why)
     elif kind in (inc.CLAIM, inc.FALSE_CLAIM) and detail in SIDE:
         en = "%s (by %s)" % (en, SIDE[detail])
+    elif kind == inc.NOT_CLEAR and isinstance(detail, int) and detail > 0:
+        # The detail: stones outside a smaller game's area (they have no name in it).
+        en = "%s: %d stone%s outside the game's area" % (en, detail, "" if detail == 1 else "s")
     return zh, en
 
 

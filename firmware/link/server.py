@@ -715,6 +715,13 @@ class Server:
             fixes = m.referee.fixes()
             names = [point_name(m.referee.code(i), not m.referee.go) for i, _ in fixes[:8]]
             more = " ..." if len(fixes) > 8 else ""
+            out = m.referee.outside  # a smaller game's area: those stones have no name in it
+            if out:
+                more += "%s%d stone%s outside the game's area" % (
+                    " and " if names else "",
+                    out,
+                    "" if out == 1 else "s",
+                )
             raise Reject("not_clear", "clear the board first: %s%s" % (" ".join(names), more))
         return {"started": True, "game_no": self._game_no()}
 
