@@ -170,6 +170,8 @@ class App:
         self._lift_at = -1  # ``_to_clear``'s first points (frame indices of the game's board)
         self._put_at = -1
         self._nput = 0
+        self.nclear = 0  # while clearing: how many are left, the point named (frame index of
+        self.clear_at = -1  # the game's board, -1 outside its area): the link's watch
 
     # ---- one pass ---------------------------------------------------------------------------
 
@@ -687,6 +689,8 @@ class App:
         lift = self._to_clear(ref.expected, ref.seen)
         out = ref.outside
         gomoku = not ref.go
+        self.nclear = lift + out + self._nput
+        self.clear_at = self._lift_at if lift else -1 if out else self._put_at
         if lift or out:
             line = self._clr
             count_at = len(line) - 3
@@ -713,6 +717,21 @@ class App:
         else:
             self.clearing = False
             self.note(3, say.CLEARED, "", say.CLEARED_MORE, now, _DONE)
+
+    def clear_points(self):
+        """While the faces name the points to clear (``clearing``), for the PC (builds lists):
+        ``{"points": [...], "outside": n}``, the game's point codes in the faces' order (the
+        stones to take off, then those to put down) and the stones outside a smaller game's
+        area; None when the faces are not naming any."""
+        if not self.clearing:
+            return None
+        from firmware.referee.referee import EMPTY
+
+        ref = self.match.referee
+        fixes = ref.fixes()
+        off = [ref.code(i) for i, _ in fixes if ref.seen[i] != EMPTY]
+        on = [ref.code(i) for i, _ in fixes if ref.seen[i] == EMPTY]
+        return {"points": off + on, "outside": ref.outside}
 
     @micropython.native
     def _copy_small(self, k):
