@@ -237,12 +237,13 @@ class SimView(App):
     )
     KEYS_HELP = (
         "arrows cursor  b/w stone  x lift  r slide right  1/2 Black's/White's paddle  "
-        "p PAUSE (P long)  m MODE (M long: menu)  +/-  c PLUS+MINUS (resign, calibrate)  "
-        "a PAUSE+MODE (arbiter)  t 10 s pass  q quit   marks: red to take off, "
-        "yellow + to put down, underlined the last move"
+        "t 10 s pass  q quit\n"
+        "p PAUSE (P long)  m MODE (M long: menu)  +/-  c PLUS+MINUS: resign, calibrate\n"
+        "a PAUSE+MODE: the arbiter   marks: × a stone to take off, + one to put down, "
+        "(●) the last move"
     )
-    # The keys, each also on the help line (``KEYS_HELP``): the board's every key, long press and
-    # chord (firmware/ui/buttons.py, firmware/app.py's ``key``) has one.
+    # The keys, each also on the help line (``KEYS_HELP``): the board's every key, long press
+    # and chord (firmware/ui/buttons.py, firmware/app.py's ``key``) has one.
     BINDINGS = [
         Binding("up", "move(0, 1)", "up", show=False),
         Binding("down", "move(0, -1)", "down", show=False),
@@ -454,33 +455,34 @@ class SimView(App):
 
     def board_text(self) -> str:
         """The board as drawn (rich markup): the stones, the game's area and its own
-        coordinates on the edges, the marks (red: a stone to take off; a yellow ``+``: a
-        stone to put down), the last move underlined, the cursor in reverse."""
+        coordinates on the edges, the marks (a red ``×``: a stone to take off; a yellow
+        ``+``: a stone to put down), the last move between brackets, ``(●)``, as ``tengen
+        watch`` draws it, the cursor in reverse. Each mark is a glyph of its own, so it
+        reads without colours too."""
         lo, size = self.window()
         hi = lo + size
         columns = self.columns()
         last = self.last_point()
         lines = []
         for y in range(N - 1, -1, -1):
-            cells = []
+            row = "%2d" % (y - lo + 1) if lo <= y < hi else "  "
             for x in range(N):
                 c = self.stone_at(x, y)
                 mark = self.mark_at(x, y)
-                if c == ".":
+                if mark == "x" and c != ".":
+                    c = "[bold red]×[/bold red]"
+                elif mark in ("b", "w") and c == ".":
+                    c = "[bold yellow]+[/bold yellow]"
+                elif c == ".":
                     c = "·" if lo <= x < hi and lo <= y < hi else " "
-                    if mark in ("b", "w"):
-                        c = "[bold yellow]+[/bold yellow]"
                 else:
                     c = "●" if c == "X" else "○"
-                    if mark == "x":
-                        c = "[bold red]%s[/bold red]" % c
-                    elif (x, y) == last:
-                        c = "[underline]%s[/underline]" % c
                 if [x, y] == self.cursor:
                     c = "[reverse]%s[/reverse]" % c
-                cells.append(c)
-            row = "%2d" % (y - lo + 1) if lo <= y < hi else "  "
-            lines.append("%s %s" % (row, " ".join(cells)))
+                here = last is not None and last[1] == y
+                row += "(" if here and last[0] == x else ")" if here and last[0] == x - 1 else " "
+                row += c
+            lines.append(row + (")" if last is not None and last == (N - 1, y) else ""))
         lines.append("   " + " ".join(columns[x - lo] if lo <= x < hi else " " for x in range(N)))
         return "\n".join(lines)
 

@@ -145,3 +145,21 @@ def test_what_the_board_wants_done_for_the_pc_and_the_view():
     assert rig.app.to_clear() == {}
     rig.press("b")
     assert rig.match.game.ply == 3
+
+
+def test_every_clearing_text_reads_back_as_meant_and_fits_the_oled_line():
+    # The big cells' word and count, the small cells' point, as the glass shows them: no
+    # digit read as a letter (2/Z, 5/S, 0/O), for every count up to a full board.
+    for word in (say.CLEAR_WORD, say.PUT_WORD):
+        for count in (1, 2, 5, 9, 10, 20, 50, 99, 100, 205, 250, 361):
+            for point in ("A1", "D4", "Q16", "T19", "I9", "O15", "S2", say.OUTSIDE):
+                text = "%s%3d" % (word, count)
+                assert V.shown(text, point) == "%s  %s" % (text, point), (text, point)
+    assert V.shown(say.CLEARED) == say.CLEARED
+    for small, more in (
+        ("Q16", say.CLEAR_MORE),
+        ("Q16", say.PUT_MORE),
+        (say.OUTSIDE, say.OUTSIDE_MORE),
+        ("", say.CLEARED_MORE),
+    ):
+        assert len((small + " " + more).strip()) <= 16, more  # the OLED's text line

@@ -135,10 +135,12 @@ CLEAR_WORD = "CLR."  # a stone to take off: the last game's, or one the sensors 
 PUT_WORD = "PUT."  # a stone the new game has (a handicap stone) to put down
 OUTSIDE = "OUT"  # (the small cells) a stone outside a smaller game's area: it has no name
 CLEARED = "OK"  # the board is ready: PAUSE starts the game
-CLEAR_MORE = "take the stones off to start"  # the OLED's line under a point to clear
-PUT_MORE = "put the handicap stones down"
-OUTSIDE_MORE = "take the stones outside the game's area off"
-CLEARED_MORE = "the board is clear: PAUSE starts the game"
+# The OLED's text line: the small cells' text and these, 16 characters at most ("Q16 take it
+# off", "OUT of the game").
+CLEAR_MORE = "take it off"
+PUT_MORE = "put a stone"
+OUTSIDE_MORE = "of the game"
+CLEARED_MORE = "PAUSE starts"
 
 
 @micropython.native
