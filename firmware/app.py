@@ -13,8 +13,11 @@ count and said once on both faces, "SCAN" with the fault's sound (``scan_health`
 
 The game's whole life is at the keys (``key``; README "Playing at the board"):
 
-- before a game: PAUSE starts Black's clock (refused, "CLEAR", while stones the new game does
-  not have are on the board); a long MODE opens the settings menu; PLUS+MINUS calibrates;
+- before a game: PAUSE starts Black's clock; refused while stones the new game does not have
+  are on the board (or stones it has are missing: handicap stones), and then the faces name
+  the points to clear one at a time with how many are left, ``CLR. 23  D4``, as the stones
+  come off, until the board is ready (``OK``; ``clearing``); a long MODE opens the settings
+  menu; PLUS+MINUS calibrates;
   the PC's ``selftest`` (link) runs the sensor self-test (``selftest``), refused in a game;
 - during play: PLUS+MINUS asks to resign for the side whose clock runs ("RESIGN ?" on its
   face; + or − changes the side, MODE confirms, PAUSE or 10 s cancel); MODE is Gomoku's claim
@@ -156,6 +159,21 @@ class App:
         self.resign_at = 0
         self.scan_stalls = 0  # the scanner's stalls already logged (``scan_health``)
         self.scan_said_at = None  # when the faces last said "SCAN"
+        # Before a game, once PAUSE was refused: the faces name the next point to clear and
+        # how many are left (``_clear_step``), until the board is ready. The texts are made
+        # once and written in place: the word and its count, the point.
+        self.clearing = False
+        self._clr = bytearray((say.CLEAR_WORD + "   ").encode())
+        self._put = bytearray((say.PUT_WORD + "   ").encode())
+        self._clear_smalls = _texts()
+        self._clear_line = self._clr
+        self._clear_small = b""
+        self._clear_more = say.CLEAR_MORE
+        self._lift_at = -1  # ``_to_clear``'s first points (frame indices of the game's board)
+        self._put_at = -1
+        self._nput = 0
+        self.nclear = 0  # while clearing: how many are left, the point named (frame index of
+        self.clear_at = -1  # the game's board, -1 outside its area): the link's watch
 
     # ---- one pass ---------------------------------------------------------------------------
 
@@ -256,6 +274,7 @@ class App:
                 from firmware.ui.menus import Menu
 
                 self.menu = Menu(self.settings)
+                self.clearing = False  # the game may change: PAUSE asks again
             elif pause and m.phase == M.OVER:
                 self.next_game(now)
             elif pause:
@@ -264,6 +283,7 @@ class App:
                 from firmware.ui.calibrate import Calibrating
 
                 self.calibrating = Calibrating(self.scanner.n)
+                self.clearing = False
         elif m.phase == M.DEAD or m.phase == M.COUNTED:
             if mode:
                 if m.phase == M.COUNTED:  # lifted one more: count again
@@ -311,11 +331,15 @@ class App:
             m = self.match = Match(self.settings, m.sensing, self.journal)
             m.referee.see(m.sensing.states, now)
         fixes = m.referee.fixes()
-        if fixes:
+        outside = m.referee.outside  # a smaller game's: its first move would be refused (FIX)
+        if fixes or outside:
             from firmware.referee import incidents as inc
 
-            m.referee.log.add(inc.NOT_CLEAR, 1, now, [m.referee.code(i) for i, _ in fixes], 0)
+            codes = [m.referee.code(i) for i, _ in fixes]
+            m.referee.log.add(inc.NOT_CLEAR, 1, now, codes, outside)  # detail: outside
+            self.clearing = True
             return False
+        self.clearing = False
         m.start(now, self.board_id, self.calendar())
         return True
 
@@ -478,7 +502,9 @@ class App:
         self.heard = log.total
         while j < log.size:
             kind = log.kind(j)
-            if kind != 1 and kind != 17:
+            if kind == 25:  # NOT_CLEAR: the faces name the points to clear (``clearing``)
+                self.beep(_FAULT, now)
+            elif kind != 1 and kind != 17:
                 self._say_one(log, j, kind, now)
             j += 1
 
@@ -557,6 +583,8 @@ class App:
     @micropython.native
     def _show(self, now):
         clock = self.match.clock
+        if self.clearing:
+            self._clear_step(now)
         if self.faces is not None:
             self._face(0, 1, now)  # two calls, not a loop: a for loop allocates
             self._face(1, 2, now)
@@ -605,6 +633,9 @@ class App:
             self._phase_text(f, side, now, flags)
             return
         if m.clock.state == 1 and not m.referee.go and self._offers_text(f, side, now, flags):
+            return
+        if self.clearing:  # before a game: the next point to clear, how many are left
+            f.show_text(self._clear_line, self._clear_small, flags, self._clear_more)
             return
         if m.expect >= 0 and side != m.remote:  # the remote's stone, until it is down
             t = m.expect_text
@@ -673,6 +704,141 @@ class App:
                 r = m.result
                 self._texts = (say.result_word(r), say.result_small(r), say.result_more(r))
         return self._texts
+
+    # ---- clearing the board for a game ------------------------------------------------------
+
+    @micropython.native
+    def _clear_step(self, now):
+        # Before a game, once PAUSE was refused: the faces' texts for the next point to clear
+        # and how many are left, from the referee's latest look, until the board is ready.
+        # Stones to take off first (a stone of the wrong colour where the game has one too),
+        # then stones outside a smaller game's area, then handicap stones to put down.
+        m = self.match
+        if m.phase != 0 or m.clock.state != 0:  # started (the link's start), or no longer
+            self.clearing = False
+            return
+        ref = m.referee
+        lift = self._to_clear(ref.expected, ref.seen)
+        out = ref.outside
+        gomoku = not ref.go
+        self.nclear = lift + out + self._nput
+        self.clear_at = self._lift_at if lift else -1 if out else self._put_at
+        if lift or out:
+            line = self._clr
+            count_at = len(line) - 3
+            say.count_into(line, count_at, lift + out)
+            if lift:
+                p = self._lift_at
+                n = ref.n
+                k = say.point_into(self._small, ((p // n) << 5) | (p % n), gomoku)
+                self._clear_small = self._copy_small(k)
+                self._clear_more = say.CLEAR_MORE
+            else:
+                self._clear_small = say.OUTSIDE
+                self._clear_more = say.OUTSIDE_MORE
+            self._clear_line = line
+        elif self._nput:
+            line = self._put
+            say.count_into(line, len(line) - 3, self._nput)
+            p = self._put_at
+            n = ref.n
+            k = say.point_into(self._small, ((p // n) << 5) | (p % n), gomoku)
+            self._clear_small = self._copy_small(k)
+            self._clear_more = say.PUT_MORE
+            self._clear_line = line
+        else:
+            self.clearing = False
+            self.note(3, say.CLEARED, "", say.CLEARED_MORE, now, _DONE)
+
+    def clear_points(self):
+        """While the faces name the points to clear (``clearing``), for the PC (builds lists):
+        ``{"points": [...], "outside": n}``, the game's point codes in the faces' order (the
+        stones to take off, then those to put down) and the stones outside a smaller game's
+        area; None when the faces are not naming any."""
+        if not self.clearing:
+            return None
+        from firmware.referee.referee import EMPTY
+
+        ref = self.match.referee
+        fixes = ref.fixes()
+        off = [ref.code(i) for i, _ in fixes if ref.seen[i] != EMPTY]
+        on = [ref.code(i) for i, _ in fixes if ref.seen[i] == EMPTY]
+        return {"points": off + on, "outside": ref.outside}
+
+    @micropython.native
+    def _copy_small(self, k):
+        # The clearing's own text of length k for the small cells, copied from ``_small``.
+        own = self._clear_smalls[k]
+        src = self._small
+        i = 0
+        while i < k:
+            own[i] = src[i]
+            i += 1
+        return own
+
+    @micropython.native
+    def _to_clear(self, e, s):
+        # Where the board seen (s) differs from the new game's position (e), as ``fixes``
+        # has it, counted without building anything: the stones to take off (returned; the
+        # first in ``_lift_at``) and the empty points where the game has a stone (``_nput``,
+        # the first in ``_put_at``).
+        nlift = 0
+        nput = 0
+        lift_at = -1
+        put_at = -1
+        i = 0
+        n2 = len(e)
+        while i < n2:
+            got = s[i]
+            if got != e[i]:
+                if got == 0:
+                    if put_at < 0:
+                        put_at = i
+                    nput += 1
+                else:
+                    if lift_at < 0:
+                        lift_at = i
+                    nlift += 1
+            i += 1
+        self._lift_at = lift_at
+        self._put_at = put_at
+        self._nput = nput
+        return nlift
+
+    def to_clear(self):
+        """What the board wants done before a game (or in one: the captured stones still on
+        it, a disturbed board's way back), for the PC and the terminal view (builds lists):
+        ``{grid index: mark}`` over the whole grid (``y * grid + x``), the mark ``"x"`` a
+        stone to take off, ``"b"``/``"w"`` a stone of that colour to put down."""
+        from firmware.referee.referee import EMPTY
+
+        m = self.match
+        ref = m.referee
+        grid = ref.grid
+        off = ref.margin
+        n = ref.n
+        marks = {}
+
+        def at(i):
+            return (i // n + off) * grid + i % n + off
+
+        if m.phase == 0 and m.clock.state == 0 or ref.scattered:
+            for i, want in ref.fixes():
+                if ref.seen[i] != EMPTY:
+                    marks[at(i)] = "x"
+                else:
+                    marks[at(i)] = ".bw"[want] if want in (1, 2) else "x"
+            if ref.outside:
+                states = m.sensing.states
+                for y in range(grid):
+                    for x in range(grid):
+                        inside = off <= x < off + n and off <= y < off + n
+                        if not inside and states[y * grid + x] in (1, 2):
+                            marks[y * grid + x] = "x"
+        elif m.phase == 0 and ref.go:
+            for i in ref.captures_left():
+                marks[at(i)] = "x"
+        return marks
 
     # ---- the board's loop -------------------------------------------------------------------
 

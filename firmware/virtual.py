@@ -36,6 +36,12 @@ a player could see or hear:
     board ROWS         the stones really on the grid: 361 of ``.XO``, row 19 first, each
                        row from A to T
     game KIND SIZE     the game the board is set for
+    marks ROWS         what the board wants done, as ``board``: ``x`` a stone to take off
+                       (before a game: stones the new game does not have; in play: the
+                       stones the turn's stone captures; a disturbed board's way back),
+                       ``b``/``w`` a stone of that colour to put down, ``.`` nothing
+    last N C POINT     the game's last move, its number, colour and point in the game's
+                       own coordinates (``last 12 B D4``, ``last 3 W pass``; ``last 0``)
     ? WHAT             a command the board could not take (it goes on)
     bye WHY            the end: quit, eof (stdin closed), maintenance (the link's request)
 
@@ -128,7 +134,27 @@ class VirtualBoard:
             for x in range(N):
                 rows.append(".XO"[truth[y * N + x]])
         out.append(("board", "board " + "".join(rows)))
+        marks = self.app.to_clear()
+        rows = []
+        for y in range(N - 1, -1, -1):
+            for x in range(N):
+                rows.append(marks.get(y * N + x, "."))
+        out.append(("marks", "marks " + "".join(rows)))
+        out.append(("last", self._last(m)))
         return out
+
+    def _last(self, m):
+        # The game's last move in its own coordinates: "last 12 B D4", "last 3 W pass",
+        # "last 0" before the first.
+        from firmware.link.server import _move
+        from firmware.ui.say import point_name
+
+        g = m.game
+        if not g.ply:
+            return "last 0"
+        colour, p = _move(g, g.ply - 1)
+        where = "pass" if p == 1023 else point_name(p, not m.referee.go)
+        return "last %d %s %s" % (g.ply, "?BW"[colour if colour in (1, 2) else 0], where)
 
     def report(self, force=False):
         """Write the lines that changed (all with ``force``), then what the buzzer played."""

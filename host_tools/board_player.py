@@ -19,7 +19,7 @@ from collections.abc import Callable
 from host_tools.link import LinkError
 
 PASS = 1023
-NOT_CLEAR_RETRY_S = 0.5  # how often ``start`` is asked again while the faces say CLEAR
+NOT_CLEAR_RETRY_S = 0.5  # how often ``start`` is asked again while the faces say what to clear
 
 
 class BoardError(Exception):
@@ -120,8 +120,9 @@ class BoardPlayer:
     def new_game(self, remote: int, timeout: float | None = None, **settings) -> None:
         """Start the next game with the PC playing ``remote`` (1 Black, 2 White) and these
         settings (game, size, komi2, handicap, time, black, white ...). While stones are on
-        the board that the new game does not have, the faces say CLEAR and this waits for the
-        player to lift them; a game still being played: BoardError "in_progress"."""
+        the board that the new game does not have, the faces name them (``CLR. 23  D4``)
+        and this waits for the player to lift them; a game still being played: BoardError
+        "in_progress"."""
         self.settings(remote=remote, **settings)
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:

@@ -143,7 +143,7 @@ class Engine(Admin):
             names[other] = ""
         self.log(
             "a new %dx%d game: the player at the board is %s, %s is %s (clear the board if "
-            "its faces say CLEAR)"
+            "its faces name points to clear: CLR. 23  D4)"
             % (
                 self.next["size"],
                 self.next["size"],

@@ -11,10 +11,15 @@ board on USB.
 Start reading at ``Board`` (the child process, its pty and its lines), then ``headless``
 and ``SimView``. With a terminal, ``SimView`` (textual) shows both faces as their glass
 shows them, the buzzer's sounds by name, the stones on the board and a cursor, and is
-played by keys: arrows move the cursor; ``b``/``w`` put a black/white stone there; ``x``
-lifts it; ``r`` slides it one point right; ``1``/``2`` press Black's/White's paddle; the
-board's keys: ``p`` PAUSE (it starts the game), ``m`` MODE (``M`` held long: the menu),
-``+``/``-``, ``a`` the arbiter's chord (PAUSE+MODE); ``t`` lets 10 s pass; ``q`` quits.
+played by keys (``KEYS``, listed on its help line): arrows move the cursor; ``b``/``w`` put
+a black/white stone there; ``x`` lifts it; ``r`` slides it one point right; ``1``/``2``
+press Black's/White's paddle; the board's keys: ``p`` PAUSE (it starts the game; ``P`` held
+long: cancel), ``m`` MODE (``M`` held long: the menu), ``+``/``-``, and its two chords: ``c``
+PLUS+MINUS (resign in play, calibrate before a game), ``a`` PAUSE+MODE (the arbiter); ``t``
+lets 10 s pass; ``q`` quits. Points are named in the game's own coordinates, as the faces
+and the records name them (a 9×9 game's D4 sits on the grid's J9): the cursor, the last
+move (marked on the board), the points still to clear before a game (marked, with the
+stones a move captures still to lift; the board's ``marks`` line).
 Without a terminal (``headless``) each line of stdin is a command to the board
 (``firmware/virtual.py`` lists them) and each line the board says is printed; the end of
 stdin ends it. Closing the terminal (SIGHUP) or SIGTERM ends the view and stops the board;
@@ -227,8 +232,18 @@ class SimView(App):
 
     CSS = (
         "#faces { padding: 1 2 0 2; } #board { padding: 1 2; } "
-        "#log { padding: 0 2; color: $warning; } #status { padding: 0 2; color: $accent; }"
+        "#log { padding: 0 2; color: $warning; } #status { padding: 0 2; color: $accent; } "
+        "#help { padding: 0 2; color: $text-muted; }"
     )
+    KEYS_HELP = (
+        "arrows cursor  b/w stone  x lift  r slide right  1/2 Black's/White's paddle  "
+        "t 10 s pass  q quit\n"
+        "p PAUSE (P long)  m MODE (M long: menu)  +/-  c PLUS+MINUS: resign, calibrate\n"
+        "a PAUSE+MODE: the arbiter   marks: × a stone to take off, + one to put down, "
+        "(●) the last move"
+    )
+    # The keys, each also on the help line (``KEYS_HELP``): the board's every key, long press
+    # and chord (firmware/ui/buttons.py, firmware/app.py's ``key``) has one.
     BINDINGS = [
         Binding("up", "move(0, 1)", "up", show=False),
         Binding("down", "move(0, -1)", "down", show=False),
@@ -241,10 +256,12 @@ class SimView(App):
         Binding("1", "send('press b')", "Black's paddle"),
         Binding("2", "send('press w')", "White's paddle"),
         Binding("p", "send('key pause')", "PAUSE"),
+        Binding("P", "send('key pause long')", "long PAUSE"),
         Binding("m", "send('key mode')", "MODE"),
         Binding("M", "send('key mode long')", "menu"),
         Binding("plus,equals_sign", "send('key plus')", "+"),
         Binding("minus", "send('key minus')", "-"),
+        Binding("c", "send('key plus+minus')", "resign/calibrate"),
         Binding("a", "send('key pause+mode')", "arbiter"),
         Binding("t", "send('skip 10000')", "10 s pass"),
         Binding("q", "quit", "quit"),
@@ -256,6 +273,8 @@ class SimView(App):
         self.cursor = [15, 15]  # Q16
         self.faces = {"B": "", "W": ""}
         self.stones = "." * (N * N)  # the board line: row 19 first
+        self.marks = "." * (N * N)  # the marks line: what the board wants done, row 19 first
+        self.last = ""  # the last move as the board says it: "12 B D4", "" before the first
         self.game = ("go", N)
         self.sounds: list[str] = []
         self.messages: list[str] = []
@@ -267,6 +286,7 @@ class SimView(App):
         yield Static(id="board")
         yield Static(id="log")
         yield Static(id="status")
+        yield Static(self.KEYS_HELP, id="help")
         yield Footer()
 
     def on_mount(self):
@@ -323,9 +343,17 @@ class SimView(App):
             self.faces[side] = text
         elif word == "board":
             self.stones = rest
+        elif word == "marks":
+            self.marks = rest
+        elif word == "last":
+            self.last = "" if rest.strip() in ("", "0") else rest
         elif word == "game":
             kind, _, size = rest.partition(" ")
-            self.game = (kind, int(size) if size.isdigit() else N)
+            game = (kind, int(size) if size.isdigit() else N)
+            if game != self.game:
+                self.game = game
+                if self.point_name() is None:  # off a smaller game: to its middle
+                    self.cursor = [N // 2, N // 2]
         elif word == "buzz":
             self.sounds = (self.sounds + [rest])[-8:]
         elif word in ("?", "!", "bye"):
@@ -336,9 +364,48 @@ class SimView(App):
     # ---- the keys --------------------------------------------------------------------
 
     def vertex(self, x=None, y=None) -> str:
+        """The grid's name of a point (the cursor's by default), as the board's commands
+        take it: 19×19 with Go's columns, whatever the game."""
         x = self.cursor[0] if x is None else x
         y = self.cursor[1] if y is None else y
         return "%s%d" % (COLUMNS[x], y + 1)
+
+    def window(self) -> tuple[int, int]:
+        """The game's area on the grid: its first row and column, its size (a smaller game
+        sits in the middle)."""
+        size = self.game[1]
+        return (N - size) // 2, size
+
+    def columns(self) -> str:
+        """The game's column letters: Go's skip I, Gomoku's and Renju's do not."""
+        from firmware.rules.coords import GO_COLUMNS, GOMOKU_COLUMNS
+
+        return GO_COLUMNS if self.game[0].startswith("go") else GOMOKU_COLUMNS
+
+    def point_name(self, x=None, y=None) -> str | None:
+        """A grid point (the cursor's by default) named in the game's own coordinates, as
+        the faces and the records name it (``D4`` on a 9×9 game is the grid's J9); None off
+        the game's area."""
+        x = self.cursor[0] if x is None else x
+        y = self.cursor[1] if y is None else y
+        lo, size = self.window()
+        if not (lo <= x < lo + size and lo <= y < lo + size):
+            return None
+        return "%s%d" % (self.columns()[x - lo], y - lo + 1)
+
+    def to_clear(self) -> list[tuple[int, int, str]]:
+        """The points the board wants done (its ``marks``): ``(x, y, mark)`` on the grid,
+        ``x`` a stone to take off, ``b``/``w`` one to put down; in the order the faces
+        name them (row 1 first)."""
+        if len(self.marks) != N * N:
+            return []
+        out = []
+        for y in range(N):
+            for x in range(N):
+                c = self.marks[(N - 1 - y) * N + x]
+                if c != ".":
+                    out.append((x, y, c))
+        return out
 
     def action_move(self, dx: int, dy: int) -> None:
         self.cursor[0] = min(N - 1, max(0, self.cursor[0] + dx))
@@ -368,24 +435,55 @@ class SimView(App):
     def stone_at(self, x: int, y: int) -> str:
         return self.stones[(N - 1 - y) * N + x] if len(self.stones) == N * N else "."
 
+    def mark_at(self, x: int, y: int) -> str:
+        """The board's mark on a grid point (``marks``): ``x``, ``b``, ``w`` or ``.``."""
+        return self.marks[(N - 1 - y) * N + x] if len(self.marks) == N * N else "."
+
+    def last_point(self) -> tuple[int, int] | None:
+        """The grid point of the last move (None: none yet, or a pass)."""
+        from firmware.rules.coords import parse_vertex
+
+        parts = self.last.split()
+        if len(parts) != 3 or parts[2] == "pass":
+            return None
+        lo, size = self.window()
+        try:
+            x, y = parse_vertex(parts[2], size, self.columns())
+        except ValueError:
+            return None
+        return x + lo, y + lo
+
     def board_text(self) -> str:
-        size = self.game[1]
-        lo = (N - size) // 2
+        """The board as drawn (rich markup): the stones, the game's area and its own
+        coordinates on the edges, the marks (a red ``×``: a stone to take off; a yellow
+        ``+``: a stone to put down), the last move between brackets, ``(●)``, as ``tengen
+        watch`` draws it, the cursor in reverse. Each mark is a glyph of its own, so it
+        reads without colours too."""
+        lo, size = self.window()
         hi = lo + size
+        columns = self.columns()
+        last = self.last_point()
         lines = []
         for y in range(N - 1, -1, -1):
-            cells = []
+            row = "%2d" % (y - lo + 1) if lo <= y < hi else "  "
             for x in range(N):
                 c = self.stone_at(x, y)
-                if c == ".":
+                mark = self.mark_at(x, y)
+                if mark == "x" and c != ".":
+                    c = "[bold red]×[/bold red]"
+                elif mark in ("b", "w") and c == ".":
+                    c = "[bold yellow]+[/bold yellow]"
+                elif c == ".":
                     c = "·" if lo <= x < hi and lo <= y < hi else " "
                 else:
                     c = "●" if c == "X" else "○"
                 if [x, y] == self.cursor:
                     c = "[reverse]%s[/reverse]" % c
-                cells.append(c)
-            lines.append("%2d %s" % (y + 1, " ".join(cells)))
-        lines.append("   " + " ".join(COLUMNS))
+                here = last is not None and last[1] == y
+                row += "(" if here and last[0] == x else ")" if here and last[0] == x - 1 else " "
+                row += c
+            lines.append(row + (")" if last is not None and last == (N - 1, y) else ""))
+        lines.append("   " + " ".join(columns[x - lo] if lo <= x < hi else " " for x in range(N)))
         return "\n".join(lines)
 
     def draw(self) -> None:
@@ -402,14 +500,40 @@ class SimView(App):
         self.query_one("#status", Static).update(escape(self.status_text()))
 
     def status_text(self) -> str:
-        return "link %s   flash %s   game %s %d   cursor %s%s" % (
+        """The status lines: the link and the flash; the game, the cursor and the last move
+        in the game's coordinates; the points still to clear."""
+        text = "link %s   flash %s\ngame %s %d   cursor %s   last move %s%s" % (
             self.board.link,
             self.board.flash,
             self.game[0],
             self.game[1],
-            self.vertex(),
+            self.point_name() or "off the game (grid %s)" % self.vertex(),
+            self.last or "-",
             "   (stopped)" if self.gone else "",
         )
+        todo = self.to_clear()
+        if todo:
+            text += "\n" + self.todo_text(todo)
+        return text
+
+    def todo_text(self, todo: list[tuple[int, int, str]], named: int = 8) -> str:
+        """The points the board wants done, named as the faces name them: "to take off (3):
+        D4 E5 and 1 outside the game; to put down (2): D4 Q16"."""
+        parts = []
+        for what, marks in (("to take off", "x"), ("to put down", "bw")):
+            pts = [(x, y) for x, y, m in todo if m in marks]
+            if not pts:
+                continue
+            names = [self.point_name(x, y) for x, y in pts]
+            inside = [n for n in names if n]
+            outside = len(names) - len(inside)
+            text = "%s (%d): %s" % (what, len(pts), " ".join(inside[:named]))
+            if len(inside) > named:
+                text += " …"
+            if outside:
+                text += "%s%d outside the game" % (" and " if inside else "", outside)
+            parts.append(text)
+        return "; ".join(parts)
 
 
 # ---- the entry point ---------------------------------------------------------------------------

@@ -4,7 +4,9 @@ The view begins from the board's ``state`` (the game: "go" or "go9"/"go13"/"go19
 "standard", "freestyle"; its size; the moves as point codes ``y << 5 | x``, x from the left
 and y from the bottom, 1023 a pass; their colours; the clock; the phase and the result) and
 follows the events ``watch`` sends: ``move``, ``undo``, ``clock``, ``incident``, ``result``,
-and ``game`` (a new game: ``state`` again). Go stones are replayed with the firmware's own
+``clear`` (before a game, once PAUSE was refused: the points still to clear, as the faces
+name them one at a time; ``state`` has them as ``clear``), and ``game`` (a new game:
+``state`` again). Go stones are replayed with the firmware's own
 board (``firmware/rules/go_board.py``) so captured stones leave; Gomoku/Renju stones never
 leave.
 
@@ -122,7 +124,17 @@ def incident_words(ev: dict, game: str) -> tuple[str, str]:
             en = "%s: %s" % (en, why)
     elif kind in (inc.CLAIM, inc.FALSE_CLAIM) and detail in SIDE:
         en = "%s (by %s)" % (en, SIDE[detail])
+    elif kind == inc.NOT_CLEAR and isinstance(detail, int) and detail > 0:
+        # The detail: stones outside a smaller game's area (they have no name in it).
+        en = "%s: %d stone%s outside the game's area" % (en, detail, "" if detail == 1 else "s")
     return zh, en
+
+
+def _clearing(c) -> dict | None:
+    # The link's points to clear (``state``'s "clear", the "clear" event), None if none.
+    if not isinstance(c, dict) or not (c.get("points") or c.get("outside")):
+        return None
+    return {"points": list(c.get("points") or []), "outside": int(c.get("outside") or 0)}
 
 
 def incident_text(ev: dict, game: str) -> str:
@@ -158,6 +170,7 @@ class View:
         self.result = ""
         self.phase = ""
         self.incidents: deque = deque(maxlen=INCIDENTS)
+        self.clear: dict | None = None  # before a game: the points the faces name to clear
         self.at = time.monotonic()  # when the clock figures were true
         self.need_state = False  # a new game: ask for ``state`` again
         self.need_refresh = False  # the phase or the clock may have changed: ``state`` again
@@ -179,6 +192,7 @@ class View:
         self.clock = dict(state.get("clock") or {})
         self.result = state.get("result", "") or ""
         self.phase = state.get("phase", "") or ""
+        self.clear = _clearing(state.get("clear"))
         self.at = time.monotonic()
         self.need_state = False
         self.need_refresh = False
@@ -210,6 +224,7 @@ class View:
             c.get("state"),
             c.get("running"),
             c.get("flagged"),
+            repr(self.clear),
         )
 
     def set_preset(self, settings: dict) -> None:
@@ -250,6 +265,8 @@ class View:
         elif name == "result":
             self.result = ev.get("result", "")
             self.need_refresh = True
+        elif name == "clear":
+            self.clear = _clearing(ev)
         elif name == "game":
             self.need_state = True
             self.incidents.clear()
@@ -443,7 +460,25 @@ class View:
             lines.append("phase: %s" % self.phase)
         if self.result:
             lines.append("result: %s" % self.result)
+        clear = self.clear_line()
+        if clear:
+            lines.append(clear)
         return lines
+
+    def clear_line(self, named: int = NAMED_POINTS) -> str:
+        """Before a game, once PAUSE was refused: the points the faces name to clear, "to
+        clear before the game (3): D4, K10 and 1 outside the game's area"; "" if none."""
+        c = self.clear
+        if not c:
+            return ""
+        names = [self.name(int(p)) for p in c.get("points", [])]
+        outside = int(c.get("outside") or 0)
+        where = ", ".join(names[:named])
+        if len(names) > named:
+            where += " +%d more" % (len(names) - named)
+        if outside:
+            where += "%s%d outside the game's area" % (" and " if names else "", outside)
+        return "to clear before the game (%d): %s" % (len(names) + outside, where)
 
     def incident_lines(self) -> list[str]:
         return [incident_text(ev, self.game()) for ev in self.incidents]
@@ -477,6 +512,14 @@ class View:
             "phase": self.phase,
             "result": self.result,
             "incidents": [self.incident_json(ev) for ev in self.incidents],
+            "clear": None
+            if not self.clear
+            else {
+                "points": [
+                    {"point": int(p), "name": self.name(int(p))} for p in self.clear["points"]
+                ],
+                "outside": self.clear["outside"],
+            },
             "link": self.status or "ok",
         }
 

@@ -256,3 +256,28 @@ def test_a_corpus_game_through_the_app_allocates_nothing():
         b.press(c)
     assert b.match.game.ply == len(moves) and captures > 0
     assert b.bytes == 0, (b.bytes, b.passes)
+
+
+def test_naming_the_points_to_clear_allocates_nothing():
+    # Before a game, PAUSE refused (its key path may allocate): every pass after it names the
+    # next point and the count on the real driver, as stones come off, until the board is
+    # ready ("OK"), without feeding the collector.
+    b = Board("quick")
+    for x, y, c in ((3, 3, BLACK), (15, 15, WHITE), (9, 9, BLACK), (2, 17, WHITE)):
+        b.grid.put(x, y, c)
+    b.run(500)
+    assert not b.app.start(b.now) and b.app.clearing
+    b.run(100)
+    black_face = b.faces[0]
+    assert bytes(black_face.word) == b"CLR.  4" and bytes(black_face.small) == b"D4"
+    b.counting = True
+    b.lift(15, 15)
+    assert bytes(black_face.word) == b"CLR.  3" and bytes(black_face.small) == b"D4"
+    b.lift(3, 3)
+    assert bytes(black_face.word) == b"CLR.  2" and bytes(black_face.small) == b"K10"
+    b.lift(9, 9)
+    b.lift(2, 17)
+    assert black_face.word == "OK" and not b.app.clearing
+    b.run(500)
+    if _COUNTED:
+        assert b.passes > 20 and b.bytes == 0, (b.passes, b.bytes)

@@ -109,7 +109,7 @@ def test_a_go_game_from_the_menu_to_the_count_and_the_next_game():
     assert rig.match.phase == PLAY and rig.match.clock.state == 0
     assert rig.seen("b") == "59:00 #1"
     rig.key("pause")  # stones of the last game are still on the board
-    assert rig.match.clock.state == 0 and rig.seen("b").startswith("CLEAR")
+    assert rig.match.clock.state == 0 and rig.seen("b").startswith("CLR. ")  # and a point
     assert "REFUSE" in rig.heard()
     rig.grid.clear()
     rig.run(300)
@@ -210,11 +210,12 @@ def test_every_incident_kind_has_a_face_text_and_a_sound():
         assert word and len(word.replace(" ", "")) <= 6 and more, (kind, word)
         assert say.pattern(kind) in (buzzer.REFUSE, buzzer.KEY)
     # Through the app: each incident logged by the referee reaches a face and the buzzer
-    # (the count's own incident excepted: the faces show the count itself, see the first test).
+    # (the count's own incident excepted: the faces show the count itself, see the first test;
+    # and a start refused: the faces name the points to clear instead, tests/test_clear.py).
     rig = Rig({"game": "go", "size": 19})
     rig.key("pause")
     for kind in range(2, 26):
-        if kind == inc.COUNT:
+        if kind == inc.COUNT or kind == inc.NOT_CLEAR:
             continue
         rig.heard()
         rig.match.referee.log.add(kind, 1, rig.now, (3 << 5 | 3,), 0)

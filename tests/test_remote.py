@@ -212,7 +212,7 @@ def test_start_waits_for_a_clear_board_and_a_finished_game_makes_the_next():
     r = b.ask("start")
     assert r["error"] == "not_clear" and "A1" in r["message"]
     rig.run(100)
-    assert rig.seen("b").startswith("CLEAR")
+    assert rig.seen("b") == "CLR.  1 A1"  # the point to clear, how many are left
     rig.lift("A1")
     b.ok("start")
     b.ok("move", ply=0, point=b.code("E5"))  # the remote plays Black: White's face says it
@@ -231,6 +231,37 @@ def test_start_waits_for_a_clear_board_and_a_finished_game_makes_the_next():
     assert r["game_no"] == first + 2 and rig.match.game.board.size == 13
     assert b.journal.records(first + 1)[-1][0] == R.RESULT
     assert b.ask("start")["game_no"] == first + 2  # asked again: the same game
+
+
+def test_start_names_the_stones_outside_a_smaller_game_too():
+    # ... and the PC follows the points to clear: the link's state, the watch's events.
+    b = _go9(remote=1)
+    rig = b.rig
+    b.ok("watch", on=True)
+    rig.grid.put(0, 0, 1)  # the grid's corner: outside the 9x9 game
+    rig.put("C3", "w")
+    rig.run(300)
+    assert b.ok("state")["clear"] is None  # nothing named before PAUSE is refused
+    r = b.ask("start")
+    assert r["error"] == "not_clear", r
+    assert r["message"] == "clear the board first: C3 and 1 stone outside the game's area"
+    rig.run(100)
+    assert rig.seen("b") == "CLR.  2 C3"
+    assert b.ok("state")["clear"] == {"points": [b.code("C3")], "outside": 1}
+
+    def cleared():
+        b.srv.poll()
+        return [(e["points"], e["outside"]) for e in b.events if e["event"] == "clear"]
+
+    assert cleared() == [([b.code("C3")], 1)]
+    rig.lift("C3")
+    assert cleared()[-1] == ([], 1)
+    assert b.ask("start")["message"] == "clear the board first: 1 stone outside the game's area"
+    rig.grid.lift(0, 0)
+    rig.run(300)
+    assert cleared()[-1] == ([], 0)  # done: the faces say OK
+    b.ok("start")
+    assert rig.match.clock.state == 1 and not rig.app.clearing
 
 
 def test_renju_remote_move_sits_in_the_middle_of_the_grid():

@@ -146,7 +146,8 @@ class Server:
         self.errors = 0  # error replies sent
         self.faults = []  # unexpected exceptions (repr), the last few
         self.faults_lost = 0  # faults not kept for want of memory
-        self._seen = None  # the watch's view: match, ply, clock key, incidents, result
+        self._seen = None  # the watch's view: match, ply, clock key, incidents, result, and
+        # the points to clear (their key)
         self.no_memory = 0  # requests answered no_memory
         self._nomem = bytearray(_NOMEM_LEN)  # that reply, made at start (_no_memory)
 
@@ -360,7 +361,8 @@ class Server:
         raise Reject("bad_pin", "wrong PIN")
 
     def _watch_step(self):
-        # The events since the last look: moves, the clock's state, incidents, the result.
+        # The events since the last look: moves, the clock's state, incidents, the result,
+        # the points to clear before a game.
         if not self.watching:
             return
         m = self._match()
@@ -370,7 +372,7 @@ class Server:
         if s is None or s[0] is not m:
             if s is not None:
                 self.event("game", {"game": self._kind(), "size": g.board.size})
-            self._seen = s = [m, g.ply, None, m.referee.log.total, m.result]
+            self._seen = s = [m, g.ply, None, m.referee.log.total, m.result, None]
         ply = g.ply
         if ply < s[1]:
             self.event("undo", {"ply": ply})
@@ -410,6 +412,15 @@ class Server:
         if m.result != s[4]:
             s[4] = m.result
             self.event("result", {"result": m.result})
+        # Before a game, once PAUSE was refused: the points to clear, as the faces name them,
+        # again whenever how many are left or the one named changes (an empty list: done).
+        app = self.app
+        clearing = getattr(app, "clearing", False)
+        key = (app.nclear, app.clear_at) if clearing else None
+        if key != s[5]:
+            s[5] = key
+            pts = app.clear_points() if clearing else None
+            self.event("clear", pts or {"points": [], "outside": 0})
 
     def _kind(self):
         return self._match().settings.get("game", "go19")
@@ -473,6 +484,7 @@ class Server:
             "expect": getattr(m, "expect", -1),
             "dead": self._dead(m),
             "margin4": m.counted[0] if getattr(m, "counted", None) else None,
+            "clear": self.app.clear_points() if hasattr(self.app, "clear_points") else None,
         }
 
     def _dead(self, m):
@@ -715,6 +727,13 @@ class Server:
             fixes = m.referee.fixes()
             names = [point_name(m.referee.code(i), not m.referee.go) for i, _ in fixes[:8]]
             more = " ..." if len(fixes) > 8 else ""
+            out = m.referee.outside  # a smaller game's area: those stones have no name in it
+            if out:
+                more += "%s%d stone%s outside the game's area" % (
+                    " and " if names else "",
+                    out,
+                    "" if out == 1 else "s",
+                )
             raise Reject("not_clear", "clear the board first: %s%s" % (" ".join(names), more))
         return {"started": True, "game_no": self._game_no()}
 

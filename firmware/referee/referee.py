@@ -888,6 +888,15 @@ class Referee:
                 k += 1
         return 1
 
+    def captures_left(self):
+        """Go, in play: the stones this turn's stone captures that are still on the board
+        (frame indices; builds a list, for the PC and the terminal view, not the scan)."""
+        i = self._turn()
+        if not self.go or self.ending or i < 0 or self.seen[i] != self.game.to_move:
+            return []
+        self._takes(i)
+        return [t for t in self._taken[: self._ntaken] if self.seen[t] != EMPTY]
+
     def forget_first(self):
         """This turn's stone was put down for a move the board was told of, on the wrong
         point: it is no move (the first-point rule is for a player's own stone), and the next

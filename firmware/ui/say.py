@@ -163,6 +163,49 @@ def more(kind, detail, gomoku):
     return _GO_ILLEGAL_MORE[reason] if reason else _SAY.get(kind, _UNKNOWN)[3]
 
 
+# Before a game, while the board is cleared for it (firmware/app.py's ``clearing``, after
+# PAUSE was refused): the word and how many are left in the big cells, the next point in the
+# small ones, one at a time as the stones come off: ``CLR. 23  D4`` (23 stones to take off,
+# the next on D4), ``PUT.  2  D4`` (handicap stones to put down). The point after the word
+# keeps the count apart from it ("CLR.150" reads as a word and a number, not CLR1SO).
+CLEAR_WORD = "CLR."  # a stone to take off: the last game's, or one the sensors cannot judge
+PUT_WORD = "PUT."  # a stone the new game has (a handicap stone) to put down
+OUTSIDE = "OUT"  # (the small cells) a stone outside a smaller game's area: it has no name
+CLEARED = "OK"  # the board is ready: PAUSE starts the game
+# The OLED's text line: the small cells' text and these, 16 characters at most ("Q16 take it
+# off", "OUT of the game").
+CLEAR_MORE = "take it off"
+PUT_MORE = "put a stone"
+OUTSIDE_MORE = "of the game"
+CLEARED_MORE = "PAUSE starts"
+
+
+@micropython.native
+def count_into(buf, at, v):
+    """``v`` right-aligned in the three characters of ``buf`` from ``at`` (999 at most),
+    blanks before it. Allocates nothing (the faces redraw a count on every pass)."""
+    buf[at] = 32
+    buf[at + 1] = 32
+    if v > 999:
+        v = 999
+    i = at + 2
+    while True:
+        buf[i] = 48 + v % 10
+        v //= 10
+        i -= 1
+        if v == 0 or i < at:
+            break
+
+
+@micropython.native
+def point_into(buf, p, gomoku):
+    """The name of point ``p`` (``y << 5 | x``) as ASCII into ``buf`` (3 bytes), as
+    ``point_name`` says it; its length. Allocates nothing."""
+    columns = GOMOKU_COLUMNS if gomoku else GO_COLUMNS
+    buf[0] = ord(columns[p & 31])
+    return 1 + digits_into(buf, (p >> 5) + 1, 1)
+
+
 @micropython.native
 def small_into(buf, kind, npoints, first, gomoku, detail=0):
     """The small cells' text of an incident with ``npoints`` points, the first ``first``
@@ -172,9 +215,7 @@ def small_into(buf, kind, npoints, first, gomoku, detail=0):
         return digits_into(buf, npoints) if npoints else 0
     if not npoints:
         return 0
-    columns = GOMOKU_COLUMNS if gomoku else GO_COLUMNS
-    buf[0] = ord(columns[first & 31])
-    return 1 + digits_into(buf, (first >> 5) + 1, 1)
+    return point_into(buf, first, gomoku)
 
 
 @micropython.native

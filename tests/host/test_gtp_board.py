@@ -331,7 +331,7 @@ def test_the_board_as_black_with_time_said_before_the_start_and_a_board_to_clear
     assert e.handle("time_left b 600 0") == "= \n\n"  # no game yet: kept for the start
     assert e.handle("genmove b") == "= Q16\n\n"
     assert board.settings["remote"] == 2 and board.settings["white"] == "GTP opponent"
-    assert [c for c, _ in board.sent].count("start") == 3  # refused twice: CLEAR
+    assert [c for c, _ in board.sent].count("start") == 3  # refused twice: stones to clear
     assert board.clock_said == [(1, 600000, 0)]
     assert e.handle("play w D4") == "= \n\n"
 

@@ -160,3 +160,83 @@ def _alive(pid):
         return Path("/proc/%d/stat" % pid).read_text().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_a_smaller_game_in_its_own_coordinates_the_points_to_clear_marked_and_the_chords(board):
+    # Go 9x9 sits in the middle of the grid: the view names its points as the faces and the
+    # records do (its D4 is the grid's J9), marks what the board wants done, and has a key
+    # for each chord.
+    from firmware.hal.virtual import shown
+    from firmware.ui import say
+    from host_tools.link import Link
+
+    async def play():
+        app = SimView(board)
+        async with app.run_test(size=(110, 60)) as pilot:
+            await until(pilot, lambda: "#1" in app.faces["B"])
+            with Link(board.link) as link:
+                link.request("settings", set={"game": "go", "size": 9, "time": "quick"})
+            await pilot.press("b")  # a black stone on the grid's Q16: off the 9x9 game
+            await until(pilot, lambda: app.stone_at(15, 15) == "X")
+            board.send("put J9 w")  # the game's D4
+            await until(pilot, lambda: app.stone_at(8, 8) == "O")
+            await pilot.press("p")  # PAUSE: the 9x9 game, refused (stones on the board)
+            await until(pilot, lambda: app.game == ("go", 9) and "CLR" in app.faces["B"])
+            seen = {
+                "face": app.faces["B"],
+                "cursor": app.point_name(),  # moved into the game: its middle, E5
+                "todo": app.todo_text(app.to_clear()),
+                "marked": app.mark_at(8, 8) + app.mark_at(15, 15),
+                "drawn": app.board_text(),
+                "status": app.status_text(),
+            }
+            await pilot.press("left", "down", "x")  # D4 lifted from the keys
+            await until(pilot, lambda: "OUT" in app.faces["B"])
+            seen["then"] = app.faces["B"]
+            board.send("lift Q16")
+            await until(pilot, lambda: "#1" in app.faces["B"] and not app.to_clear())
+            await pilot.press("up", "right", "p", "b", "1")  # E5, the first move
+            await until(pilot, lambda: app.last == "1 B E5")
+            seen["status2"] = app.status_text()
+            seen["drawn2"] = app.board_text()
+            await pilot.press("c")  # PLUS+MINUS in play: resign? on the running side's face
+            await until(pilot, lambda: "RESIGN" in app.faces["W"])
+            seen["resign"] = app.faces["W"]
+            await pilot.press("p")  # no
+            await until(pilot, lambda: "RUN" in app.faces["W"])
+            seen["help"] = str(app.query_one("#help").render())
+            return seen
+
+    seen = asyncio.run(play())
+    assert seen["face"] == shown("CLR.  2", "D4") == "CLR.  2  D4"
+    assert seen["then"] == shown("CLR.  1", say.OUTSIDE)
+    assert seen["cursor"] == "E5"
+    assert seen["todo"] == "to take off (2): D4 and 1 outside the game"
+    assert seen["marked"] == "xx"
+    assert seen["drawn"].count("[bold red]×[/bold red]") == 2  # D4 and the grid's Q16
+    rows = seen["drawn"].split("\n")
+    assert rows[-1].split() == list("ABCDEFGHJ")  # the game's own columns under its area
+    assert rows[18 - 8].startswith(" 4 ")  # the grid's row 9 is the game's 4
+    assert rows[0].startswith("   ")  # the grid's row 19: no row of the game
+    assert "to take off" in seen["status"] and "cursor E5" in seen["status"]
+    assert "last move 1 B E5" in seen["status2"] and "to take off" not in seen["status2"]
+    assert "(●)" in seen["drawn2"] or "([reverse]●[/reverse])" in seen["drawn2"]  # E5
+    assert seen["resign"] == shown("RESIGN", "?")
+    for key in ("c PLUS+MINUS", "a PAUSE+MODE", "P long"):
+        assert key in seen["help"], key
+
+
+def test_before_a_game_the_chord_calibrates_and_a_long_pause_gives_up(board):
+    async def play():
+        app = SimView(board)
+        async with app.run_test(size=(110, 60)) as pilot:
+            await until(pilot, lambda: "#1" in app.faces["B"])
+            await pilot.press("c")  # PLUS+MINUS before a game: the calibration's first step
+            await until(pilot, lambda: "#1" not in app.faces["B"])
+            step = app.faces["B"]
+            await pilot.press("P")  # a long PAUSE: given up, the clock again
+            await until(pilot, lambda: "#1" in app.faces["B"])
+            return step
+
+    step = asyncio.run(play())
+    assert step and "RUN" not in step

@@ -66,7 +66,7 @@ class Sim:
         assert first[0].startswith("link: /dev/") and first[1] == "flash: %s" % flash, first
         self.link = first[0][len("link: ") :]
         self.board_id = first[-1].split()[1]
-        self.until(lambda line: line.startswith("board "))  # the first report's last line
+        self.until(lambda line: line.startswith("board "))  # the first report is out
 
     def _read(self):
         for line in self.proc.stdout:

@@ -340,3 +340,27 @@ def test_the_board_is_found_again_by_its_id_on_another_port():
     assert [f["status"] for _, f in shown.notices] == ["waiting", "back"]
     assert shown.events[-1] == {"event": "state"} and watcher.view.last() == (4 << 5 | 4, 1)
     assert watcher.view.status == ""
+
+
+def test_a_refused_start_names_the_stones_outside_a_smaller_game():
+    ev = {"kind": 25, "move": 1, "points": [2 << 5 | 2], "detail": 2}
+    assert W.incident_text(ev, "go9") == (
+        "move 1: clear the board before the game starts: 2 stones outside the game's area (C3)"
+    )
+
+
+def test_the_points_to_clear_before_a_game_follow_the_board():
+    view = W.View()
+    state = {"game": "go9", "size": 9, "moves": [], "colours": [], "clock": {}, "phase": "play"}
+    view.load(dict(state, clear={"points": [3 << 5 | 3, 4 << 5 | 4], "outside": 1}))
+    assert "to clear before the game (3): D4, E5 and 1 outside the game's area" in view.text()
+    before = view.version
+    view.apply({"v": 1, "event": "clear", "points": [4 << 5 | 4], "outside": 0})
+    assert view.version > before and view.clear_line() == "to clear before the game (1): E5"
+    assert view.snapshot()["clear"] == {
+        "points": [{"point": 4 << 5 | 4, "name": "E5"}],
+        "outside": 0,
+    }
+    view.apply({"v": 1, "event": "clear", "points": [], "outside": 0})
+    assert view.clear_line() == "" and "to clear" not in view.text()
+    assert view.snapshot()["clear"] is None
