@@ -70,9 +70,19 @@ def new_game(settings):
     return gomoku.Gomoku(
         gomoku.VARIANTS.index(kind),
         claims=gomoku.CLAIM_MODES.index(settings.get("claims", "auto")),
-        opening=gomoku.OPENINGS.index(settings.get("opening", "free")),
+        opening=gomoku.OPENINGS.index(opening_of(settings)),
         offers=settings.get("offers"),
     )
+
+
+def opening_of(settings):
+    """The opening a Gomoku game is played with: the ``opening`` setting for Renju; always
+    "free" for standard and freestyle Gomoku, because the designated opening brings the swap,
+    the fifth-move offers and the forbidden moves with it (002 第四条1: "在采用指定开局时 …
+    应执行三手交换和五手 N 打及禁手规则"), which those games do not have."""
+    if settings.get("game") != "renju":
+        return "free"
+    return settings.get("opening", "free")
 
 
 class Match:
@@ -160,7 +170,7 @@ class Match:
             "komi2": self.komi2() if go else 0,
             "handicap": s.get("handicap", 0) if go else 0,
             "rules": s.get("rules", "") if go else "2013",  # Gomoku: 002, the 2013 rules
-            "opening": "" if go else s.get("opening", ""),
+            "opening": "" if go else opening_of(s),
             "tc": s.get("time", ""),
             "tc_figures": (tc.kind, tc.main_ms, tc.period_ms, tc.periods, tc.moves),
             "board_id": board_id,

@@ -279,18 +279,18 @@ def test_renju_from_the_menu_with_claims_a_foul_claimed_after_ten_offers():
     assert inc.FOUL in kinds and inc.CLAIM in kinds and inc.SCATTERED not in kinds
 
 
-def test_freestyle_as_the_menu_sets_it_ten_offers_and_an_overline_wins():
+def test_freestyle_as_the_menu_sets_it_a_free_opening_and_an_overline_wins():
+    # 002 第四条1: a designated opening brings the swap, the offers and the forbidden moves;
+    # freestyle has none of them, so it opens free whatever the (Renju) opening setting says.
     rig = _new_board()
     _menu_game(rig, 5, None)
     _menu_done(rig)
-    s = rig.match.settings
-    assert s["game"] == "freestyle" and s["opening"] == "designated" and s["offers"] == 10
+    assert rig.match.settings["game"] == "freestyle" and rig.match.game.opening == 0
     rig.key("pause")
-    rig.play(UGETSU)
-    rig.put("G8", "w")  # no swap
-    rig.press("w")
-    _offers_and_keep(rig, OFFERS, "J8", "A1")
-    rig.play((("K8", "b"), ("A2", "w"), ("M8", "b"), ("A3", "w")))
+    white = ("A1", "C1", "E1", "G1", "J1")
+    black = ("H8", "I8", "J8", "K8", "M8")
+    for k in range(5):
+        rig.play(((black[k], "b"), (white[k], "w")))
     rig.put("L8", "b")  # H8 … M8: six in a row, a win in freestyle
     rig.press("b")
     assert rig.seen("b") == "B+5" == rig.seen("w") and _result(rig)[1] == 1
