@@ -692,6 +692,8 @@ class Server:
         # The next game with the board's settings, Black's clock running: the PAUSE key's
         # start, for a PC that plays one side. A game just begun with the same settings is
         # that game (asked again); one with moves must end first.
+        from firmware.match import same_game
+
         app = self.app
         if not hasattr(app, "start"):
             raise Reject("no_app", "this board cannot start games from the link")
@@ -703,7 +705,7 @@ class Server:
         elif m.clock.state != 0:
             if m.game.ply or m.result:
                 raise Reject("in_progress", "a game is being played: it must end first")
-            if m.settings == app.settings:
+            if same_game(m.settings, app.settings):
                 return {"started": True, "game_no": self._game_no()}
             # Begun with other settings and no move yet: void (kept as such), made anew.
             m.void()

@@ -116,7 +116,7 @@ def test_records_in_order_repeats_dropped_sgf_is_the_synced_one(tmp_path):
     # The incident and the arbiter's warning, in words, with where and when.
     words = [(i["what"], i["move"], i["words"]) for i in hall.incidents_json()]
     assert words == [
-        ("arbiter", 6, "warning 2"),
+        ("arbiter", 6, "a warning to White"),
         ("incident", 4, "captured stones still on the board: remove them first (D3)"),
     ]
     incident = [p for p in pushes if p["type"] == "incident"]
@@ -314,6 +314,10 @@ def test_pairings_csv(tmp_path):
         ("round,table,board,black,white\n1,1,_x,A,B\n", "line 2: board id '_x'"),
         ("round,table,board,black,white\n1,1,TG-1,A\n", "line 2: 4 fields, the first row has 5"),
         ("round,table,board,black,white\n1,1,TG-1,%s,B\n" % ("n" * 65), "more than 64"),
+        (  # a name the board would not keep whole: refused, never cut (32 characters)
+            "round,table,board,black,white\n1,1,TG-1,A,%s\n" % ("柯" * 33),
+            "line 2: white: 33 characters, at most 32 \\(a Chinese character counts as one\\)",
+        ),
         (
             "round,table,board,black,white\n1,1,a b,A,B\n2,,TG-1,A,B\n",
             "line 2: board id 'a b'.*; line 3: the table is empty",

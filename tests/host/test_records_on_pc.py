@@ -156,4 +156,69 @@ def test_a_renju_foul_arrives_with_its_reason(tmp_path, env):  # noqa: F811
     assert root.get("RE") == "W+F"
     assert "double-three" in root.get("C") and "002 第十条1(2)" in root.get("C")
     assert root.get_raw("GM") == b"4" and root.get("RU").startswith("Renju")
-    assert root.get("PB") == "柯洁 Ke Jie"
+    # White took Black after move 3 (三手可交换): the one who set up as White plays Black
+    assert root.get("PB") == "Shin Jinseo" and root.get("PW") == "柯洁 Ke Jie"
+    nodes = sgf.Sgf_game.from_bytes(path.read_bytes()).get_main_sequence()
+    said = [n.get("C") for n in nodes if n.has_property("C")]
+    assert any("the swap: White took Black after move 3 (三手可交换)" in c for c in said), said
+
+
+LONGEST_BLACK = "柯洁" * 16  # 32 characters (96 bytes): the most a name may have, kept whole
+LONGEST_WHITE = "Shin Jinseo of the Korea Baduk A"  # 32 characters
+
+
+def test_the_names_belong_to_the_next_game_only(tmp_path, env):  # noqa: F811
+    """``tengen game`` names the next game's players: kept whole in its SGF (the longest
+    names the README allows, Chinese too), refused with words when longer, and not carried
+    into the game after it."""
+    from host_tools.link import Link, LinkError
+    from tests.host.test_virtual_board import TENGEN
+
+    sim = Sim(tmp_path / "flash", env)
+    try:
+        sim.tengen("settings", "--port", sim.link, "game=go", "size=9", "time=quick")
+        # One character too many: refused by the command, and by the board's link itself.
+        r = subprocess.run(
+            [str(TENGEN), "game", "--port", sim.link, "--black", "柯" * 33],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        want = "black: 33 characters, at most 32 (a Chinese character counts as one)"
+        assert r.returncode == 2 and want in " ".join(r.stderr.split()), r.stderr
+        with Link(sim.link) as link:
+            try:
+                link.request("settings", set={"white": "W" * 33})
+                raise AssertionError("a 33-character name was taken")
+            except LinkError as e:
+                assert e.code == "bad_value" and "white: 33 characters, at most 32" in e.message
+        out = sim.tengen(
+            "game", "--port", sim.link, "--black", LONGEST_BLACK, "--white", LONGEST_WHITE
+        )
+        assert LONGEST_BLACK in out and LONGEST_WHITE in out, out
+        sim.do("key pause")  # game 1 starts with them ...
+        out = sim.tengen("game", "--port", sim.link, "--json")
+        assert json.loads(out) == dict.fromkeys(("black", "white", "event", "round", "table"), "")
+        sim.do("put %s b" % grid("E5"), "press b", "put %s w" % grid("C3"), "press w")
+        sim.do("key plus+minus", "key mode", "wait 300")  # Black resigns
+        # ... game 2 has none: the next game, its stones off the board, started
+        sim.do("key pause", "lift %s" % grid("E5"), "lift %s" % grid("C3"), "key pause")
+        sim.do("put %s b" % grid("D4"), "press b", "key plus+minus", "key mode", "wait 300")
+        out = sim.tengen("sync", "--port", sim.link, "--dest", str(tmp_path / "home"))
+        assert "2 written" in out, out
+    finally:
+        sim.close()
+    first, second = (sgf.Sgf_game.from_bytes(p.read_bytes()) for p in _sgfs(tmp_path / "home"))
+    root = first.get_root()
+    assert root.get("PB") == LONGEST_BLACK and root.get("PW") == LONGEST_WHITE
+    assert root.get("RE") == "W+R"
+    assert "result: Black resigned (黑方认输)" in root.get("C")
+    root = second.get_root()
+    assert not root.has_property("PB") and not root.has_property("PW")
+    index = json.loads((tmp_path / "home" / "index.json").read_text())
+    games = index["games"] if isinstance(index, dict) else index
+    assert [(g["black"], g["white"]) for g in sorted(games, key=lambda g: g["game"])] == [
+        (LONGEST_BLACK, LONGEST_WHITE),
+        (None, None),
+    ]
