@@ -2,20 +2,26 @@
 
 The board is the virtual one, started as ``make sim`` starts it; everything the PC user does
 goes through the installed ``tengen`` command over its pseudo-terminal: the players' names,
-the calendar time, the game, then ``tengen sync``. The SGF that arrives is read by sgfmill
+the calendar time, the game, then ``tengen sync``. The names belong to one game (issue 24):
+kept whole, refused when too long, swapped by a Renju swap, kept by a game resumed after a
+power cut, not carried into the next game. The SGF that arrives is read by sgfmill
 (and @sabaki/sgf where node has it) and every property checked: DT, PC, KM, PB/PW, EV, RO,
 RE with its reason, per-move BL/WL, and the incidents at the right points.
 """
 
 import datetime
 import json
+import os
+import signal
 import subprocess
 from pathlib import Path
 
+import pytest
 from sgfmill import sgf
 
+from host_tools.link import Link, LinkError
 from tests.host.test_export import _SABAKI, _sabaki_module
-from tests.host.test_virtual_board import Sim, env, grid  # noqa: F401 (env: a fixture)
+from tests.host.test_virtual_board import TENGEN, Sim, env, grid  # noqa: F401 (env: a fixture)
 
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
 
@@ -171,8 +177,6 @@ def test_the_names_belong_to_the_next_game_only(tmp_path, env):  # noqa: F811
     """``tengen game`` names the next game's players: kept whole in its SGF (the longest
     names the README allows, Chinese too), refused with words when longer, and not carried
     into the game after it."""
-    from host_tools.link import Link, LinkError
-    from tests.host.test_virtual_board import TENGEN
 
     sim = Sim(tmp_path / "flash", env)
     try:
@@ -222,3 +226,34 @@ def test_the_names_belong_to_the_next_game_only(tmp_path, env):  # noqa: F811
         (LONGEST_BLACK, LONGEST_WHITE),
         (None, None),
     ]
+
+
+def test_a_game_resumed_after_a_power_cut_keeps_its_names(tmp_path, env):  # noqa: F811
+    """The names went with the game when it started; the power goes mid-game; the board
+    resumes it on its flash (its settings hold no names now) and the SGF still names the
+    game's players."""
+    flash = tmp_path / "flash"
+    sim = Sim(flash, env)
+    try:
+        sim.tengen("settings", "--port", sim.link, "game=go", "size=9", "time=quick")
+        _names(sim)
+        sim.do("key pause", "put %s b" % grid("E5"), "press b")
+        os.kill(sim.note()["board_pid"], signal.SIGKILL)  # the power goes
+        with pytest.raises(EOFError):
+            sim.until(lambda line: False)
+    finally:
+        sim.close()
+    again = Sim(flash, env)
+    try:
+        out = again.tengen("game", "--port", again.link, "--json")
+        assert not any(json.loads(out).values()), out  # the board's settings: none now
+        again.do("key pause", "put %s w" % grid("C3"), "press w")  # play goes on
+        again.do("key plus+minus", "key mode", "wait 300")  # Black, to move, resigns
+        out = again.tengen("sync", "--port", again.link, "--dest", str(tmp_path / "home"))
+        assert "1 written" in out, out
+    finally:
+        again.close()
+    [path] = _sgfs(tmp_path / "home")
+    root = sgf.Sgf_game.from_bytes(path.read_bytes()).get_root()
+    assert root.get("PB") == "柯洁 Ke Jie" and root.get("PW") == "Shin Jinseo"
+    assert root.get("EV") == "Tengen Cup" and root.get("RE") == "W+R"
