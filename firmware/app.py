@@ -334,6 +334,20 @@ class App:
         if self.save is not None:
             self.save(s)
 
+    def names_back(self, game):
+        """A game voided before its first move (the link's ``start`` with other settings) did
+        not use its names (``game``: its settings): they go back to the board's settings for
+        the game made anew, unless the PC set other names since."""
+        from firmware.match import NAME_KEYS
+
+        s = self.settings
+        if any(s.get(k) for k in NAME_KEYS) or not any(game.get(k) for k in NAME_KEYS):
+            return
+        for k in NAME_KEYS:
+            s[k] = game.get(k, "")
+        if self.save is not None:
+            self.save(s)
+
     def next_game(self, now):
         """After a result: a new game with the board's settings, ready to start."""
         from firmware.match import Match

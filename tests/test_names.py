@@ -112,3 +112,24 @@ def test_the_names_go_with_the_game_they_were_set_for():
     extra = json.loads(j.header["extra"])
     assert not any(k in extra for k in NAME_KEYS), extra
     assert j.game_no == 2
+
+
+def test_a_game_voided_before_its_first_move_gives_its_names_to_the_one_made_anew():
+    from tests.test_remote import Board
+
+    b = Board({"game": "go", "size": 9, "time": "quick"})
+    b.ok("settings", set={"black": "柯洁", "white": "Shin Jinseo"})
+    b.ok("start")
+    assert b.ok("settings")["settings"]["black"] == ""  # the game took them
+    assert b.ok("start")["game_no"] == 1  # asked again: the same game, names or not
+    # the PC starts again with other settings before any move: the first game is void, its
+    # names go to the game made anew
+    b.ok("settings", set={"komi2": 13})
+    assert b.ok("start")["game_no"] == 2
+    assert json.loads(b.journal.header["extra"])["black"] == "柯洁"
+    assert b.rig.app.settings["black"] == ""
+    # new names set meanwhile win over the voided game's
+    b.ok("settings", set={"komi2": 11, "black": "Other"})
+    assert b.ok("start")["game_no"] == 3
+    extra = json.loads(b.journal.header["extra"])
+    assert extra["black"] == "Other" and "white" not in extra

@@ -709,6 +709,9 @@ class Server:
                 return {"started": True, "game_no": self._game_no()}
             # Begun with other settings and no move yet: void (kept as such), made anew.
             m.void()
+            back = getattr(app, "names_back", None)
+            if back is not None:  # its names were not used: for the game made anew
+                back(m.settings)
             app.next_game(now)
         if not app.start(now):
             from firmware.ui.say import point_name
