@@ -630,3 +630,31 @@ def test_bad_arguments_end_the_hall_with_a_clear_error(tmp_path):
         timeout=60,
     )
     assert r.returncode == 2 and "HOST:PORT" in r.stderr
+
+
+def test_after_a_renju_swap_the_hall_names_who_plays_black(tmp_path):
+    from firmware.referee import incidents as INC
+    from tests.host.test_export import pt
+
+    header = go_header(
+        kind=R.RENJU, size=15, rules="2013", extra=json.dumps({"black": "A", "white": "B"})
+    )
+    events = [
+        ("move", 1, pt(7, 7), 100, (600000, 3, 600000, 3)),
+        ("move", 2, pt(7, 8), 200, (600000, 3, 600000, 3)),
+        ("move", 1, pt(8, 7), 300, (600000, 3, 600000, 3)),
+    ]
+    for sub in ("a", "b"):
+        (tmp_path / sub).mkdir()
+    hall = Hall(HALL, tmp_path / "feed")
+    feed_all(hall, journal_game(tmp_path / "a", header, events))
+    board = hall.board_json(BOARD)
+    assert (board["black"], board["white"]) == ("A", "B")
+    events.append(("incident", INC.SWAP, 4, 400, (), 0))
+    hall = Hall(HALL, tmp_path / "feed2")
+    feed_all(hall, journal_game(tmp_path / "b", header, events))
+    board = hall.board_json(BOARD)
+    assert (board["black"], board["white"]) == ("B", "A")
+    [swap] = [i for i in hall.incidents_json() if i["kind"] == INC.SWAP]
+    assert swap["words"] == "the swap: White took Black after move 3"
+    assert swap["zh"] == "三手可交换"

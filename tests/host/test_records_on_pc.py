@@ -167,6 +167,9 @@ def test_a_renju_foul_arrives_with_its_reason(tmp_path, env):  # noqa: F811
     nodes = sgf.Sgf_game.from_bytes(path.read_bytes()).get_main_sequence()
     said = [n.get("C") for n in nodes if n.has_property("C")]
     assert any("the swap: White took Black after move 3 (三手可交换)" in c for c in said), said
+    index = json.loads((tmp_path / "home" / "index.json").read_text())
+    [entry] = index["games"] if isinstance(index, dict) else index
+    assert (entry["black"], entry["white"]) == ("Shin Jinseo", "柯洁 Ke Jie")
 
 
 LONGEST_BLACK = "柯洁" * 16  # 32 characters (96 bytes): the most a name may have, kept whole
