@@ -100,6 +100,7 @@ def read_game(records) -> Game:
     voided = False
     root_notes: list[str] = []
     swapped = False
+    swap_at = -1  # the moves standing when the swap was made
     decided = -1
     size = header["size"] or (19 if header["kind"] == R.GO else 15)
     header["size"] = size
@@ -126,6 +127,7 @@ def read_game(records) -> Game:
                 continue
             if kind == INC.SWAP:
                 swapped = not swapped
+                swap_at = len(moves)
             text = "incident: " + incident_text(kind, detail, header)
             if points:
                 text += " at " + ", ".join(_label(q, header) for q in points)
@@ -134,7 +136,10 @@ def read_game(records) -> Game:
             _, kind, move_no, time_ms, args = rec
             side = 0
             if kind == _EDIT_UNDO:
+                before = len(moves)
                 moves[:] = [m for m in moves if m.ply < move_no]
+                if swapped and len(moves) == before == swap_at:
+                    swapped = False  # no move taken back: the swap itself was (gomoku.undo)
             elif kind == _EDIT_TIMEOUT_PASS:
                 side = to_move()
                 moves.append(Move(move_no - 1, side, R.PASS, None, None))

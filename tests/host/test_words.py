@@ -172,3 +172,28 @@ def test_amounts_of_time_read_as_clocks():
     assert W.clock(-30000, sign=True) == "-0:30"
     assert W.clock(3723000) == "1:02:03"
     assert W.clock(0) == "0:00"
+
+
+def test_the_swap_moves_the_names_unless_the_arbiter_took_it_back(tmp_path):
+    header = dict(
+        go_header(), kind=R.RENJU, size=15, rules="2013", extra=json.dumps({"black": "A"})
+    )
+    ev = [
+        ("move", BLACK, pt(7, 7), 100, (600000, 3, 600000, 3)),
+        ("move", WHITE, pt(7, 8), 200, (600000, 3, 600000, 3)),
+        ("move", BLACK, pt(8, 7), 300, (600000, 3, 600000, 3)),
+        ("incident", INC.SWAP, 4, 400, (), 0),
+    ]
+    for k, (more, pb, pw) in enumerate(
+        (
+            ([], None, "A"),  # swapped: A set up as Black, plays White
+            ([("edit", W.UNDO, 4, 500, ())], "A", None),  # the swap taken back
+            ([("move", WHITE, pt(9, 9), 600, (600000, 3, 590000, 3))], None, "A"),
+        )
+    ):
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        root = sgf.Sgf_game.from_bytes(X.export(journal_game(folder, header, ev + more))["sgf"])
+        root = root.get_root()
+        assert (root.get("PB") if root.has_property("PB") else None) == pb, k
+        assert (root.get("PW") if root.has_property("PW") else None) == pw, k
