@@ -17,6 +17,7 @@ Each function returns ``(Chinese, English)``; ``line`` joins them as the records
 from __future__ import annotations
 
 from firmware.referee import incidents as INC
+from firmware.ui import arbiter as A
 
 SIDES = {1: "Black", 2: "White"}
 SIDES_ZH = {1: "黑方", 2: "白方"}
@@ -38,22 +39,22 @@ FOULS = {
     3: ("长连禁手", "overline"),
 }
 
-# The arbiter's actions (firmware/ui/arbiter.py: PAUSE 6 … LATE 14).
-PAUSE = 6
-RESUME = 7
-ADJUST = 8
-UNDO = 9
-WARNING = 10
-RESULT = 11
-TIMEOUT_PASS = 12
-SEAL = 13
-LATE = 14
-# The arbiter's result (RESULT's argument): arbiter.py DRAW 0, BLACK 1, WHITE 2, BOTH_LOSE 3.
+# The arbiter's actions as the journal keeps them (firmware/ui/arbiter.py's numbers).
+PAUSE = A.PAUSE
+RESUME = A.RESUME
+ADJUST = A.ADJUST
+UNDO = A.UNDO
+WARNING = A.WARNING
+RESULT = A.RESULT
+TIMEOUT_PASS = A.TIMEOUT_PASS
+SEAL = A.SEAL
+LATE = A.LATE
+# The arbiter's result (RESULT's argument).
 _DECISIONS = {
-    0: ("和棋", "a draw"),
-    1: ("黑方胜", "Black wins"),
-    2: ("白方胜", "White wins"),
-    3: ("双方判负", "both players lose"),
+    A.DRAW: ("和棋", "a draw"),
+    A.BLACK: ("黑方胜", "Black wins"),
+    A.WHITE: ("白方胜", "White wins"),
+    A.BOTH_LOSE: ("双方判负", "both players lose"),
 }
 
 
