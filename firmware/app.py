@@ -341,7 +341,38 @@ class App:
             return False
         self.clearing = False
         m.start(now, self.board_id, self.calendar())
+        self.names_used()
         return True
+
+    def names_used(self):
+        """The game just started took the players' names (``tengen game``, a hall's pairing):
+        they were for it alone, so the board's settings drop them (saved: a power cut does
+        not bring them back; the game keeps its own in its journal header). The next game has
+        none until the PC sets them again: no name carries over to another game."""
+        from firmware.match import NAME_KEYS
+
+        s = self.settings
+        if not any(s.get(k) for k in NAME_KEYS):
+            return
+        for k in NAME_KEYS:
+            if k in s:
+                s[k] = ""  # in place: the link holds the same dict
+        if self.save is not None:
+            self.save(s)
+
+    def names_back(self, game):
+        """A game voided before its first move (the link's ``start`` with other settings) did
+        not use its names (``game``: its settings): they go back to the board's settings for
+        the game made anew, unless the PC set other names since."""
+        from firmware.match import NAME_KEYS
+
+        s = self.settings
+        if any(s.get(k) for k in NAME_KEYS) or not any(game.get(k) for k in NAME_KEYS):
+            return
+        for k in NAME_KEYS:
+            s[k] = game.get(k, "")
+        if self.save is not None:
+            self.save(s)
 
     def next_game(self, now):
         """After a result: a new game with the board's settings, ready to start."""

@@ -36,10 +36,11 @@ GAMES = ("go19", "go13", "go9", "renju", "standard", "freestyle")  # or "go" wit
 # The settings of a game besides what the journal's header has fields for: kept in its
 # ``extra`` so that a game resumed after a power cut is played on by its own rules.
 _EXTRA = ("ko", "claims", "offers", "free_captures", "captures", "late_factor", "remote")
-# Who plays, and where (set from the PC before a game: ``tengen game``); fitted into the
-# header's one record (``_fit_extra``), so a long name may lose its tail.
-_NAMES = ("black", "white", "event", "round", "table")
-_HEADER_MAX = 255  # the live record's length byte (firmware/store/records.py)
+# Who plays, and where (set from the PC before the game: ``tengen game``, a hall's pairing):
+# kept whole in the header's ``extra`` (``_fit_extra``), and given back to a game resumed
+# after a power cut (``settings_of``). They belong to that one game: the board's settings
+# drop them once it starts (firmware/app.py ``start``).
+NAME_KEYS = ("black", "white", "event", "round", "table")  # firmware/settings.py NAMES
 
 _JOURNAL_POINTS = const(40)  # an incident's points passed without a tuple (live.py's limit)
 
@@ -579,30 +580,40 @@ def _is_go(settings):
 
 def _fit_extra(header, settings):
     # The header's ``extra``: the game's settings it has no field for and the players, as
-    # compact JSON. The header is one record of at most 255 bytes: the longest name is cut
-    # until it fits (firmware/settings.py keeps each at 32 characters; most are far shorter).
+    # compact JSON. The names are kept whole (firmware/settings.py bounds each to TEXT_MAX
+    # characters): a header over 255 bytes takes the journal's long record form.
     import json
-
-    from firmware.store.records import encode_header
 
     keep = {}
     for k in _EXTRA:
         if k in settings and (k != "remote" or settings[k]):  # no remote side: nothing said
             keep[k] = settings[k]
-    names = {}
-    for k in _NAMES:
+    for k in NAME_KEYS:
         if settings.get(k):
-            names[k] = settings[k]
-    while True:
-        keep.update(names)
-        header["extra"] = json.dumps(keep, separators=(",", ":"))
-        if len(encode_header(header)) <= _HEADER_MAX or not names:
-            return
-        longest = max(names, key=lambda k: len(names[k]))
-        names[longest] = names[longest][:-1]
-        if not names[longest]:
-            del names[longest]
-            del keep[longest]
+            keep[k] = settings[k]
+    header["extra"] = json.dumps(keep, separators=(",", ":"))
+
+
+def same_game(game, board):
+    """True when a game begun with the settings ``game`` is the one the board's settings
+    ``board`` make: the same but for the players' names, which the board drops once a game
+    has started (firmware/app.py ``names_used``) unless new ones were set since."""
+    for k in game:
+        if k not in NAME_KEYS and board.get(k) != game[k]:
+            return False
+    for k in board:
+        if k not in NAME_KEYS and k not in game:
+            return False
+    named = False
+    for k in NAME_KEYS:
+        if board.get(k):
+            named = True
+    if not named:
+        return True
+    for k in NAME_KEYS:
+        if board.get(k, "") != game.get(k, ""):
+            return False
+    return True
 
 
 def standing(resumed):
@@ -647,7 +658,7 @@ def settings_of(header):
     except ValueError:
         extra = {}
     if isinstance(extra, dict):
-        for key in _EXTRA:
+        for key in _EXTRA + NAME_KEYS:
             if key in extra:
                 s[key] = extra[key]
     return s

@@ -26,15 +26,21 @@ The values (menus.py shows them; match.py and the clock use them):
     remote      0, or the side (1 Black, 2 White) a PC plays: an engine or a remote opponent
                 whose moves the board shows and the player puts down (link ``move``)
     volume      0 (silent) … 3;  pin: 4 digits, the arbiter's PIN
-    black, white, event, round, table: text for the records, at most 32 characters
+    black, white, event, round, table: text for the next game's record, at most 32 characters
+                (not bytes), kept whole; dropped once that game starts (firmware/app.py)
 """
 
 import json
 
 from firmware.clock.control import PRESETS, lookup
 
-MAX_BYTES = 1024  # the saved file's bound: load refuses more, apply never makes more
-TEXT_MAX = 32  # characters of a name or event field
+# The saved file's bound: load refuses more, apply never makes more. Room for five names of
+# TEXT_MAX characters however JSON writes them (CPython escapes a character beyond the BMP as
+# 12 bytes, \ud834\udd1e; MicroPython writes UTF-8, 4) besides the other settings.
+MAX_BYTES = 3072
+# A name or event field: at most 32 characters (Unicode characters, not bytes: 柯洁 is 2), kept
+# whole in the game's record (firmware/match.py) and the SGF.
+TEXT_MAX = 32
 
 # Written out rather than imported: this module is loaded at every boot, before a game is
 # chosen, and must not pull in a rules engine (Go's or Gomoku's) the game may not need.
@@ -174,7 +180,13 @@ def check(name, value):
     # _TEXT: one line of text (control characters would garble the faces and the records)
     if isinstance(v, str) and len(v) <= TEXT_MAX and all(" " <= c and c != "\x7f" for c in v):
         return None
-    return "%s: must be text of at most %d characters" % (name, TEXT_MAX)
+    if isinstance(v, str) and len(v) > TEXT_MAX:
+        return "%s: %d characters, at most %d (a Chinese character counts as one)" % (
+            name,
+            len(v),
+            TEXT_MAX,
+        )
+    return "%s: must be one line of text of at most %d characters" % (name, TEXT_MAX)
 
 
 _GO_SIZED = {"go19": 19, "go13": 13, "go9": 9}  # the older names, match.py's GAMES

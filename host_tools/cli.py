@@ -648,12 +648,21 @@ def game(
     port: str = PORT,
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Who plays the next game, and where: the board keeps it in the game's record (and the
-    SGF's PB, PW, EV, RO). A game in progress keeps what it started with; "" clears one."""
+    """Who plays the next game, and where: the board keeps it in that game's record (and the
+    SGF's PB, PW, EV, RO) and drops it once that game starts: set them again for the game
+    after. Each at most 32 characters (a Chinese character counts as one), kept whole. A game
+    in progress keeps what it started with; "" clears one."""
     import json
+
+    from firmware.settings import check
 
     given = {"black": black, "white": white, "event": event, "round": round_, "table": table}
     changes = {k: v for k, v in given.items() if v is not None}
+    wrong = [msg for msg in (check(k, v) for k, v in changes.items()) if msg]
+    if wrong:  # the board would refuse them too (firmware/settings.py): said before asking
+        for msg in wrong:
+            err.print(msg, style="red", markup=False, soft_wrap=True)
+        raise typer.Exit(EXIT_USAGE)
     fields = {"set": changes} if changes else {}
     shown = _request(port, "settings", json_out, **fields).get("settings", {})
     info = {k: shown.get(k, "") for k in given}

@@ -26,6 +26,7 @@ from firmware.clock import control as C
 from firmware.referee import incidents as INC
 from firmware.rules.go import fixed_handicap
 from firmware.store import records as R
+from host_tools import words as W
 
 # Why a game ended (the RESULT record's ``reason``): firmware/match.py END_*, and 5 the
 # arbiter's decision (firmware/app.py, arbiter RESULT).
@@ -35,21 +36,10 @@ END_COUNT = 3
 END_RULES = 4
 END_ARBITER = 5
 
-# Arbiter edit kinds (firmware/ui/arbiter.py) the export reads or names.
-_EDIT_NAMES = {
-    6: "pause",
-    7: "resume",
-    8: "time adjusted",
-    9: "move taken back",
-    10: "warning",
-    11: "result decided",
-    12: "timeout turned into a pass",
-    13: "sealed move",
-    14: "late arrival",
-}
-_EDIT_UNDO = 9
-_EDIT_RESULT = 11
-_EDIT_TIMEOUT_PASS = 12
+# Arbiter edit kinds (firmware/ui/arbiter.py) the export reads; host_tools/words.py says them.
+_EDIT_UNDO = W.UNDO
+_EDIT_RESULT = W.RESULT
+_EDIT_TIMEOUT_PASS = W.TIMEOUT_PASS
 _ARBITER_BOTH_LOSE = 3  # firmware/ui/arbiter.py BOTH_LOSE: the app writes "Void"
 
 _TICK_MOD = 1 << 30
@@ -91,6 +81,8 @@ class Game:
     result: tuple | None
     voided: bool = False
     root_notes: list = field(default_factory=list)
+    swapped: bool = False  # Renju: White took Black after move 3 (三手可交换): names swap
+    decided: int = -1  # the arbiter's result (its RESULT action's argument), -1 none
 
 
 def read_game(records) -> Game:
@@ -107,6 +99,9 @@ def read_game(records) -> Game:
     result = None
     voided = False
     root_notes: list[str] = []
+    swapped = False
+    swap_at = -1  # the moves standing when the swap was made
+    decided = -1
     size = header["size"] or (19 if header["kind"] == R.GO else 15)
     header["size"] = size
 
@@ -130,25 +125,29 @@ def read_game(records) -> Game:
             _, kind, move_no, time_ms, points, detail = rec
             if kind in (INC.MOVE, INC.PASS):  # every move logs one: the moves say it already
                 continue
-            text = "incident: " + _incident_words(kind)
+            if kind == INC.SWAP:
+                swapped = not swapped
+                swap_at = len(moves)
+            text = "incident: " + incident_text(kind, detail, header)
             if points:
                 text += " at " + ", ".join(_label(q, header) for q in points)
-            if detail:
-                text += " (detail %d)" % detail
             note(move_no, text)
         elif t == R.EDIT:
             _, kind, move_no, time_ms, args = rec
+            side = 0
             if kind == _EDIT_UNDO:
+                before = len(moves)
                 moves[:] = [m for m in moves if m.ply < move_no]
+                if swapped and len(moves) == before == swap_at:
+                    swapped = False  # no move taken back: the swap itself was (gomoku.undo)
             elif kind == _EDIT_TIMEOUT_PASS:
-                moves.append(Move(move_no - 1, to_move(), R.PASS, None, None))
+                side = to_move()
+                moves.append(Move(move_no - 1, side, R.PASS, None, None))
                 move_no -= 1  # the note belongs to the pass itself
             elif kind == _EDIT_RESULT and args:
                 voided = args[0] == _ARBITER_BOTH_LOSE
-            words = _EDIT_NAMES.get(kind, "edit %d" % kind)
-            if args:
-                words += " " + " ".join(str(a) for a in args)
-            note(move_no, "arbiter: " + words)
+                decided = args[0]
+            note(move_no, "arbiter: " + W.line(*W.action(kind, args, side)))
         elif t == R.RESULT:
             result = tuple(rec[1:])
     for move_no, text in notes:
@@ -160,15 +159,12 @@ def read_game(records) -> Game:
                 break
         else:
             root_notes.append(text)
-    return Game(header, moves, result, voided, root_notes)
+    return Game(header, moves, result, voided, root_notes, swapped, decided)
 
 
-def _incident_words(kind):
-    try:
-        zh, en = INC.words(kind)
-    except (KeyError, IndexError):
-        return "kind %d" % kind
-    return "%s (%s)" % (en, zh)
+def incident_text(kind, detail, header) -> str:
+    """An incident in words (host_tools/words.py), its detail said, not numbered."""
+    return W.line(*W.incident(kind, detail, header.get("kind", R.GO) != R.GO))
 
 
 def _label(point, header):
@@ -230,10 +226,26 @@ _FOULS = ("", "double-three 三三", "double-four 四四", "overline 长连")
 def result_reason(game: Game) -> str | None:
     """The words for how the game ended (an SGF comment on the root): the count's margin in
     stones too for Go (黑胜1¾子), Gomoku's five, foul (with its kind and 002's article) or
-    draw; None if there is nothing more to say than ``RE``."""
+    draw, a resignation, a time out, a forfeit, the arbiter's decision; None without a
+    result."""
     if game.result is None:
         return None
     winner, reason, margin2, _ = game.result
+    loser = 3 - winner if winner in W.SIDES else 0
+    if reason == END_ARBITER:
+        who = game.decided
+        if who < 0:  # no RESULT action kept: the result record says who won
+            who = winner if winner in W.SIDES else (3 if game.voided else 0)
+        return "result: " + W.line(*W.decision(who))
+    if reason == END_RESIGN and loser:
+        return "result: %s resigned (%s认输)" % (W.side(loser), W.side(loser, True))
+    if reason == END_TIME and loser:
+        return "result: %s's time ran out (%s超时判负)" % (W.side(loser), W.side(loser, True))
+    if reason == END_RULES and game.header["kind"] == R.GO and loser:
+        return "result: %s forfeits after a second warning (%s第二次警告判负, 004 第24条)" % (
+            W.side(loser),
+            W.side(loser, True),
+        )
     if reason == END_COUNT and game.header["kind"] == R.GO and margin2:
         q = abs(margin2)  # quarter stones = half points
         side = "黑" if margin2 > 0 else "白"
@@ -246,7 +258,9 @@ def result_reason(game: Game) -> str | None:
         if "%s" in how:
             how = how % _FOULS[margin2 & 3 if (margin2 & 3) < len(_FOULS) else 0]
         return "result: " + how
-    return {END_RESIGN: "result: resignation", END_TIME: "result: time"}.get(reason)
+    if reason == END_COUNT and not margin2:
+        return "result: a draw by the count (和棋, 000 第九条)"
+    return None
 
 
 def time_control(header) -> C.TimeControl | None:
@@ -357,18 +371,32 @@ def clock_properties(tc: C.TimeControl | None, game: Game) -> list[dict]:
     return out
 
 
-def _players(header, black, white):
-    names = {}
+def players(header, swapped=False) -> dict:
+    """The header's names (``extra`` JSON: black, white, event, round, table) as strings,
+    "" for none; after a Renju swap (三手可交换) the one who set up as White plays Black."""
     try:
         extra = json.loads(header.get("extra") or "{}")
     except ValueError:
         extra = {}
-    if isinstance(extra, dict):
-        for key, sgf_key in (("black", "PB"), ("white", "PW"), ("event", "EV"), ("round", "RO")):
-            if isinstance(extra.get(key), str) and extra[key]:
-                names[sgf_key] = extra[key]
-        if isinstance(extra.get("table"), str) and extra["table"]:
-            names["GC"] = "table " + extra["table"]  # SGF has no table: the game's comment
+    if not isinstance(extra, dict):
+        extra = {}
+    out = {}
+    for key in ("black", "white", "event", "round", "table"):
+        v = extra.get(key)
+        out[key] = v if isinstance(v, str) else str(v) if isinstance(v, int) else ""
+    if swapped:
+        out["black"], out["white"] = out["white"], out["black"]
+    return out
+
+
+def _players(header, black, white, swapped=False):
+    names = {}
+    extra = players(header, swapped)
+    for key, sgf_key in (("black", "PB"), ("white", "PW"), ("event", "EV"), ("round", "RO")):
+        if extra[key]:
+            names[sgf_key] = extra[key]
+    if extra["table"]:
+        names["GC"] = "table " + extra["table"]  # SGF has no table: the game's comment
     if black:
         names["PB"] = black
     if white:
@@ -393,7 +421,7 @@ def _sgf_game(game: Game, gm: int, black, white) -> sgf.Sgf_game:
     if gm != 1:
         root.set_raw("GM", str(gm).encode())  # sgfmill keeps GM[1] semantics: same coordinates
     root.set("AP", ("Tengen", "0.1.0"))
-    for key, value in _players(h, black, white).items():
+    for key, value in _players(h, black, white, game.swapped).items():
         root.set(key, value)
     date = _date(h["start"])
     if date:

@@ -35,6 +35,7 @@ from host_tools import export as X
 from host_tools import feed as F
 from host_tools import sync as S
 from host_tools import watch as W
+from host_tools import words
 from host_tools.sync import KINDS, write_atomic
 
 log = logging.getLogger("tengen.hall")
@@ -437,17 +438,12 @@ class Hall:
             _, kind, move, time_ms, points, detail = rec
             if kind in (INC.MOVE, INC.PASS):  # every move logs one: the move says it
                 return None
-            try:
-                zh, en = W.incident_words({"kind": kind, "detail": detail}, game)
-            except (KeyError, IndexError, TypeError, ValueError):
-                zh, en = "", X._incident_words(kind)
+            zh, en = W.incident_words({"kind": kind, "detail": detail}, game)
             what = "incident"
             names = [W.point_name(p, game) for p in points]
         elif t == R.EDIT:
             _, kind, move, time_ms, args = rec
-            zh, en = "", X._EDIT_NAMES.get(kind, "edit %d" % kind)
-            if args:
-                en += " " + " ".join(str(a) for a in args)
+            zh, en = words.action(kind, args)
             what = "arbiter"
             names = []
         else:
@@ -622,6 +618,9 @@ class Hall:
             v = extra.get(k)
             if isinstance(v, (str, int)) and not isinstance(v, bool) and str(v):
                 out[k] = str(v)
+        game = g.read() if g is not None else None
+        if game is not None and game.swapped:  # Renju's swap: who plays Black changed
+            out["black"], out["white"] = out["white"], out["black"]
         return out
 
     # ---- what the pages and the API show ------------------------------------------------------

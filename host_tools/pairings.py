@@ -6,8 +6,8 @@ columns ignored): ``round``, ``table``, ``board`` (the board's id, as its topic 
 ``black``, ``white``, and optionally ``event``. Every bad row is reported at once, each with
 its line number, so that the arbiter fixes the file in one go: a missing column, a row with
 too many or too few fields, an empty round, table or board, a board id that cannot be a
-topic's level, a value longer than the board's settings keep, one board or one table twice
-in a round.
+topic's level, a name longer than the board keeps whole (firmware/settings.py: 32
+characters, a Chinese character counting as one), one board or one table twice in a round.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import csv
 import io
 from pathlib import Path
 
+from firmware.settings import NAMES, check
 from host_tools import feed as F
 
 COLUMNS = ("round", "table", "board", "black", "white")
@@ -115,6 +116,10 @@ def _check_row(p: dict) -> str | None:
     for c in COLUMNS + OPTIONAL:
         if len(p.get(c, "")) > LONGEST:
             return "the %s has more than %d characters" % (c, LONGEST)
+    for c in NAMES:  # what the board keeps whole in the game's record, or refuses
+        bad = check(c, p.get(c, ""))
+        if bad:
+            return bad
     return None
 
 

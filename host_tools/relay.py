@@ -158,6 +158,7 @@ class Relay:
         self.lock = threading.RLock()
         self.followers: dict[str, Follower] = {}  # board id -> its follower
         self.pairings: dict[str, dict] = {}  # board id -> the last pairing the hall kept
+        self.written: dict[str, dict] = {}  # board id -> the names last written into it
         self.offline: set = set()  # boards lost while the broker was away
         self.gen = 0  # connections to the broker so far: a follower resumes at each new one
         self.broker_up: bool | str | None = None  # True, or why it is away (said once)
@@ -660,12 +661,19 @@ class Follower(threading.Thread):
         want = pairing_settings(pairing, problems)
         for p in problems:
             self.relay.log("relay: board %s: pairing: %s" % (self.board, p))
+        # The names are for one game: the board drops them once it starts. Followed again
+        # (a reconnection) with the same pairing, the relay does not write them a second
+        # time, or the next game would carry this one's names.
+        if self.relay.written.get(self.board) == want:
+            return
         try:
             have = self.link.request("settings").get("settings", {})
             diff = {k: v for k, v in want.items() if have.get(k, "") != v}
             if not diff:
+                self.relay.written[self.board] = want
                 return
             self.link.request("settings", set=diff)
+            self.relay.written[self.board] = want
         except L.LinkError as e:
             if e.code in ("io", "timeout"):
                 raise

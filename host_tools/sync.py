@@ -43,6 +43,7 @@ from pathlib import Path
 from firmware.store import records as R
 from host_tools import export as X
 from host_tools import verify as V
+from host_tools import words
 from host_tools.link import LinkError
 
 CHUNK = 2048  # ``get``'s largest chunk
@@ -109,13 +110,21 @@ def sidecar(game_no: int, game_bytes: bytes, recs: list, board: str, mac: str | 
                 {"kind": kind, "move": move_no, "time_ms": time_ms, "points": list(points)}
             )
             incidents[-1]["detail"] = detail
+            # the codes for programs, the words for people (host_tools/words.py)
+            incidents[-1]["words"] = X.incident_text(kind, detail, recs[0][1])
         elif t == R.EDIT:
             _, kind, move_no, time_ms, args = rec
             edits.append({"kind": kind, "move": move_no, "time_ms": time_ms, "args": list(args)})
+            edits[-1]["words"] = words.line(*words.action(kind, args))
         elif t == R.CLOCKS:
             clocks.append({"move": rec[1], "clocks": list(rec[2])})
         elif t == R.RESULT:
             result = dict(zip(("winner", "reason", "margin2", "move"), rec[1:], strict=True))
+    if result is not None:
+        try:
+            result["words"] = X.result_reason(X.read_game(recs)) or ""
+        except (ValueError, KeyError, IndexError, TypeError):
+            result["words"] = ""
     return {
         "format": 1,
         "game": game_no,
@@ -339,11 +348,16 @@ def index_entry(root, folder, stem: str) -> dict | None:
         return None
     h = side["header"]
     result = None
+    swapped = False
     try:
-        result = X.result_text(X.read_game(decode(files["bin"].read_bytes())))
+        game = X.read_game(decode(files["bin"].read_bytes()))
+        result = X.result_text(game)
+        swapped = game.swapped
     except (OSError, ValueError, KeyError, IndexError, TypeError):
         pass
     extra = header_extra(h)
+    if swapped:  # Renju's swap (三手可交换): the one who set up as White played Black
+        extra = dict(extra, black=extra.get("white"), white=extra.get("black"))
     entry = {
         "board": str(side.get("board") or h.get("board_id") or ""),
         "game": side.get("game", h.get("game_no")),

@@ -108,26 +108,14 @@ def game_key(game: str, size) -> tuple[str, int]:
 
 
 def incident_words(ev: dict, game: str) -> tuple[str, str]:
-    """``(Chinese, English)`` of an incident event, with what its detail adds."""
-    from firmware.referee import incidents as inc
+    """``(Chinese, English)`` of an incident event, with what its detail adds (the records'
+    words: host_tools/words.py, as the SGF comments and the hall say it)."""
+    from host_tools import words
 
-    kind = int(ev.get("kind", 0))
     detail = ev.get("detail", 0)
-    zh, en = inc.words(kind, detail if isinstance(detail, int) else 0)
-    if not en:
-        return zh, "incident %d" % kind
-    if kind == inc.ILLEGAL and not is_gomoku(game) and isinstance(detail, int) and detail:
-        from firmware.ui import say
-
-        why = say.incident(kind, (), detail, False)[2]
-        if why and why != "not a legal point":
-            en = "%s: %s" % (en, why)
-    elif kind in (inc.CLAIM, inc.FALSE_CLAIM) and detail in SIDE:
-        en = "%s (by %s)" % (en, SIDE[detail])
-    elif kind == inc.NOT_CLEAR and isinstance(detail, int) and detail > 0:
-        # The detail: stones outside a smaller game's area (they have no name in it).
-        en = "%s: %d stone%s outside the game's area" % (en, detail, "" if detail == 1 else "s")
-    return zh, en
+    if not isinstance(detail, int) or isinstance(detail, bool):
+        detail = 0
+    return words.incident(int(ev.get("kind", 0)), detail, is_gomoku(game))
 
 
 def _clearing(c) -> dict | None:

@@ -250,9 +250,11 @@ def test_apply_is_all_or_nothing():
 
 def test_the_result_stays_within_max_bytes():
     big = dict(S.DEFAULTS)
-    big["note"] = "n" * 2000  # something the board held that would make the file too big
+    big["note"] = "n" * (
+        S.MAX_BYTES + 1000
+    )  # something the board held that would make the file too big
     new, errors = S.apply(big, {"volume": 1})
-    assert new is None and errors == ["settings: more than 1024 bytes"]
+    assert new is None and errors == ["settings: more than %d bytes" % S.MAX_BYTES]
     # the longest names: within the bound as MicroPython writes JSON (UTF-8), over it as
     # CPython does (\ud834\udd1e escapes); either way what is accepted can be saved and read
     changes = {k: "\U0001d11e" * 32 for k in S.NAMES}
@@ -261,7 +263,7 @@ def test_the_result_stays_within_max_bytes():
     whole.update(changes)
     data = json.dumps(whole).encode()
     if len(data) > S.MAX_BYTES:
-        assert new is None and errors == ["settings: more than 1024 bytes"]
+        assert new is None and errors == ["settings: more than %d bytes" % S.MAX_BYTES]
     else:
         assert errors == [] and S.load(data) == (new, [])
     new, errors = S.apply(S.DEFAULTS, {k: "W" * 32 for k in S.NAMES})
@@ -294,16 +296,16 @@ def test_load_a_damaged_file_gives_the_defaults_and_one_message():
         b"null",
         b"17",
         b"{" * 600 + b"}" * 600,
-        b'{"a": ' * 300 + b"1" + b"}" * 300,
+        b'{"a": ' * 600 + b"1" + b"}" * 600,  # over MAX_BYTES
         b"\xc3\x28",  # not UTF-8
-        b'{"game": "renju", "volume": 1}' + b" " * 1024,  # over MAX_BYTES
+        b'{"game": "renju", "volume": 1}' + b" " * S.MAX_BYTES,  # over MAX_BYTES
         "not bytes at all",
         12,
     ):
         got, msgs = S.load(data)
         assert got == S.DEFAULTS and len(msgs) == 1, (data, msgs)
         assert msgs[0].startswith("settings: ") and "defaults" in msgs[0]
-    assert "1024" in S.load(b"{}" + b" " * 2000)[1][0]
+    assert str(S.MAX_BYTES) in S.load(b"{}" + b" " * (S.MAX_BYTES + 1))[1][0]
 
 
 def test_load_drops_what_is_invalid_and_keeps_the_rest():

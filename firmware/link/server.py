@@ -704,6 +704,8 @@ class Server:
         # The next game with the board's settings, Black's clock running: the PAUSE key's
         # start, for a PC that plays one side. A game just begun with the same settings is
         # that game (asked again); one with moves must end first.
+        from firmware.match import same_game
+
         app = self.app
         if not hasattr(app, "start"):
             raise Reject("no_app", "this board cannot start games from the link")
@@ -715,10 +717,13 @@ class Server:
         elif m.clock.state != 0:
             if m.game.ply or m.result:
                 raise Reject("in_progress", "a game is being played: it must end first")
-            if m.settings == app.settings:
+            if same_game(m.settings, app.settings):
                 return {"started": True, "game_no": self._game_no()}
             # Begun with other settings and no move yet: void (kept as such), made anew.
             m.void()
+            back = getattr(app, "names_back", None)
+            if back is not None:  # its names were not used: for the game made anew
+                back(m.settings)
             app.next_game(now)
         if not app.start(now):
             from firmware.ui.say import point_name

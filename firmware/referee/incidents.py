@@ -82,7 +82,7 @@ WORDS = {
     UNDO: ("裁判悔棋", "the arbiter took a move back"),
     PRESS_FIRST: ("先按钟后落子", "the clock was pressed before the stone was put down"),
     DISPUTE: ("对死活有争议：以实战解决", "the count disputed: play goes on"),
-    SWAP: ("三手交换", "White took Black after move 3 (swap)"),
+    SWAP: ("三手可交换", "the swap: White took Black after move 3"),
     FOUL: ("黑方禁手", "Black's forbidden move: White may claim it"),
     CLAIM: ("指出", "a claim that decided the game"),
     FALSE_CLAIM: ("指出无效", "a claim with nothing to claim"),

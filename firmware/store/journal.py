@@ -210,10 +210,11 @@ class Journal:
     # -- writing --------------------------------------------------------------------------
 
     @micropython.native
-    def _commit(self, t, n):
+    def _commit(self, t, n, payload=None):
         # Write the record whose payload is in self._buf[2:2+n] (type t) to the live file and
         # flush it; OK or an error code. Allocates nothing while the file is open and its tail
-        # known (every call after the first of a game).
+        # known (every call after the first of a game). A ``payload`` over 255 bytes (a header
+        # with long names) is framed apart in records.py's long form.
         attempt = 0
         while True:
             try:
@@ -221,10 +222,16 @@ class Journal:
                     self._reopen()
                 if self._f is None:
                     self._f = open(self._live(self.game_no), "ab")
-                k = L.seal(self._buf, t, n, self._seed)
-                L.write(self._f, self._buf, k)
+                if payload is not None:
+                    buf = R.frame(t, payload, self._seed)
+                    k = len(buf)
+                    self._f.write(buf)
+                else:
+                    buf = self._buf
+                    k = L.seal(buf, t, n, self._seed)
+                    L.write(self._f, buf, k)
                 self._f.flush()
-                L.keep(self._buf, k, self._seed)
+                L.keep(buf, k, self._seed)
                 return OK
             except OSError as e:
                 self._close()
@@ -240,6 +247,8 @@ class Journal:
         # Any record, encoded by records.py (allocates: headers, edits, results).
         t, payload = R.encode(rec)
         n = len(payload)
+        if n > 255:
+            return self._commit(t, n, payload)
         self._buf[2 : 2 + n] = payload
         return self._commit(t, n)
 

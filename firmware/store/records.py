@@ -7,8 +7,11 @@ then records ``[len u8][type u8][payload: len bytes][crc32 u32 LE]``. The CRC co
 ``len``, ``type`` and the payload and is seeded with the 4 bytes just before the record (the
 previous record's CRC, or the magic for the first): a checksum chain, so a record cannot be
 dropped, repeated or moved without the next one failing, and a reader can resynchronise at any
-offset without other state. Payloads are unsigned LEB128 varints (``u``) or zigzag varints
-(``z``, for figures that may be negative):
+offset without other state. A payload over 255 bytes (only a header: the players' names, up
+to 32 characters each, may not fit in 255) takes the long form ``[len & 255][type | LONG]
+[len >> 8][payload][crc32]``, the CRC covering the three bytes before the payload. Payloads
+are unsigned LEB128 varints (``u``) or zigzag varints (``z``, for figures that may be
+negative):
 
     HEADER   the game's fixed fields, in HEADER_FIELDS order (ints ``z``, strings len+utf-8,
              tuples count+``z`` each)
@@ -83,6 +86,7 @@ CLOCKS = 5
 RESULT = 6
 ACK = 7
 CHECK = 8  # packed form only: the seal, a blob's last record
+LONG = 0x80  # live form: set in the type byte of a record over 255 bytes (``frame``)
 NAMES = ("", "header", "move", "incident", "edit", "clocks", "result", "ack", "check")
 
 # What ``check`` finds: the bytes are whole; a blob packed before the seal (it decodes, but
@@ -350,30 +354,48 @@ def decode(t, data, p, end):
 
 
 def frame(t, payload, seed):
-    """The bytes of one live record after a record (or magic) whose last 4 bytes are ``seed``."""
+    """The bytes of one live record after a record (or magic) whose last 4 bytes are ``seed``.
+    A payload over 255 bytes (a header with long names) takes the long form: ``LONG`` set in
+    the type byte and the length's high byte after it."""
     n = len(payload)
-    buf = bytearray(n + 6)
-    buf[0] = n
+    head = 2 if n <= 255 else 3
+    buf = bytearray(n + head + 4)
+    buf[0] = n & 0xFF
     buf[1] = t
-    buf[2 : 2 + n] = payload
-    c = crc32(memoryview(buf)[: n + 2], _u32(seed, 0)) & 0xFFFFFFFF
-    buf[n + 2] = c & 0xFF
-    buf[n + 3] = (c >> 8) & 0xFF
-    buf[n + 4] = (c >> 16) & 0xFF
-    buf[n + 5] = (c >> 24) & 0xFF
+    if head == 3:
+        buf[1] = t | LONG
+        buf[2] = n >> 8
+    buf[head : head + n] = payload
+    c = crc32(memoryview(buf)[: n + head], _u32(seed, 0)) & 0xFFFFFFFF
+    buf[n + head] = c & 0xFF
+    buf[n + head + 1] = (c >> 8) & 0xFF
+    buf[n + head + 2] = (c >> 16) & 0xFF
+    buf[n + head + 3] = (c >> 24) & 0xFF
     return buf
 
 
-def _valid(data, p, size):
-    # The record at p (p >= 4) checks out: its length fits and its chained CRC matches.
+def _span(data, p, size):
+    # (type, payload offset, payload length) of the record at p (p >= 4) if its length fits
+    # and its chained CRC matches, else None.
     if p + 6 > size:
-        return False
+        return None
     n = data[p]
     t = data[p + 1]
-    if t < HEADER or t > ACK or p + n + 6 > size:
-        return False
-    c = crc32(memoryview(data)[p : p + n + 2], _u32(data, p - 4)) & 0xFFFFFFFF
-    return c == _u32(data, p + n + 2)
+    head = 2
+    if t & LONG:
+        t &= ~LONG
+        if p + 7 > size:
+            return None
+        n |= data[p + 2] << 8
+        head = 3
+        if n <= 255:  # frame writes the long form only when the short one cannot hold it
+            return None
+    if t < HEADER or t > ACK or p + n + head + 4 > size:
+        return None
+    c = crc32(memoryview(data)[p : p + n + head], _u32(data, p - 4)) & 0xFFFFFFFF
+    if c != _u32(data, p + n + head):
+        return None
+    return t, p + head, n
 
 
 def scan(data, magic=MAGIC, log=None):
@@ -392,21 +414,22 @@ def scan(data, magic=MAGIC, log=None):
         return out
     p = 4
     while p < size:
-        if _valid(data, p, size):
-            n = data[p]
+        span = _span(data, p, size)
+        if span is not None:
+            t, q, n = span
             try:
-                rec = decode(data[p + 1], data, p + 2, p + 2 + n)
+                rec = decode(t, data, q, q + n)
             except Bad as e:
                 rec = None
-                why = "undecodable %s (%s)" % (NAMES[data[p + 1]], e)
+                why = "undecodable %s (%s)" % (NAMES[t], e)
             if rec is not None:
-                out.append((p, p + n + 6, rec))
-                p += n + 6
+                out.append((p, q + n + 4, rec))
+                p = q + n + 4
                 continue
         else:
             why = "bad record"
         q = p + 1
-        while q < size and not _valid(data, q, size):
+        while q < size and _span(data, q, size) is None:
             q += 1
         if log:
             if q >= size:
@@ -418,10 +441,14 @@ def scan(data, magic=MAGIC, log=None):
 
 
 def build(bodies):
-    """A live file from record bodies (``[len][type][payload]`` each), chained afresh."""
+    """A live file from record bodies (``[len][type][payload]`` each, or the long form's
+    ``[len & 255][type | LONG][len >> 8][payload]``), chained afresh."""
     buf = bytearray(MAGIC)
     for body in bodies:
-        buf.extend(frame(body[1], body[2:], buf[-4:]))
+        if body[1] & LONG:
+            buf.extend(frame(body[1] & ~LONG, body[3:], buf[-4:]))
+        else:
+            buf.extend(frame(body[1], body[2:], buf[-4:]))
     return buf
 
 

@@ -237,7 +237,7 @@ def test_arbiter_undo_and_timeout_pass(tmp_path):
     ]
     nodes = game.get_main_sequence()
     assert "move taken back" in nodes[2].get("C")
-    assert "timeout turned into a pass" in nodes[3].get("C")
+    assert "Black's time out turned into a pass" in nodes[3].get("C")
     assert not nodes[3].has_property("BL")  # no clocks were journaled for that pass
     replay(9, sgf_moves(game))
 

@@ -116,7 +116,7 @@ def test_records_in_order_repeats_dropped_sgf_is_the_synced_one(tmp_path):
     # The incident and the arbiter's warning, in words, with where and when.
     words = [(i["what"], i["move"], i["words"]) for i in hall.incidents_json()]
     assert words == [
-        ("arbiter", 6, "warning 2"),
+        ("arbiter", 6, "a warning to White"),
         ("incident", 4, "captured stones still on the board: remove them first (D3)"),
     ]
     incident = [p for p in pushes if p["type"] == "incident"]
@@ -314,6 +314,10 @@ def test_pairings_csv(tmp_path):
         ("round,table,board,black,white\n1,1,_x,A,B\n", "line 2: board id '_x'"),
         ("round,table,board,black,white\n1,1,TG-1,A\n", "line 2: 4 fields, the first row has 5"),
         ("round,table,board,black,white\n1,1,TG-1,%s,B\n" % ("n" * 65), "more than 64"),
+        (  # a name the board would not keep whole: refused, never cut (32 characters)
+            "round,table,board,black,white\n1,1,TG-1,A,%s\n" % ("柯" * 33),
+            "line 2: white: 33 characters, at most 32 \\(a Chinese character counts as one\\)",
+        ),
         (
             "round,table,board,black,white\n1,1,a b,A,B\n2,,TG-1,A,B\n",
             "line 2: board id 'a b'.*; line 3: the table is empty",
@@ -626,3 +630,31 @@ def test_bad_arguments_end_the_hall_with_a_clear_error(tmp_path):
         timeout=60,
     )
     assert r.returncode == 2 and "HOST:PORT" in r.stderr
+
+
+def test_after_a_renju_swap_the_hall_names_who_plays_black(tmp_path):
+    from firmware.referee import incidents as INC
+    from tests.host.test_export import pt
+
+    header = go_header(
+        kind=R.RENJU, size=15, rules="2013", extra=json.dumps({"black": "A", "white": "B"})
+    )
+    events = [
+        ("move", 1, pt(7, 7), 100, (600000, 3, 600000, 3)),
+        ("move", 2, pt(7, 8), 200, (600000, 3, 600000, 3)),
+        ("move", 1, pt(8, 7), 300, (600000, 3, 600000, 3)),
+    ]
+    for sub in ("a", "b"):
+        (tmp_path / sub).mkdir()
+    hall = Hall(HALL, tmp_path / "feed")
+    feed_all(hall, journal_game(tmp_path / "a", header, events))
+    board = hall.board_json(BOARD)
+    assert (board["black"], board["white"]) == ("A", "B")
+    events.append(("incident", INC.SWAP, 4, 400, (), 0))
+    hall = Hall(HALL, tmp_path / "feed2")
+    feed_all(hall, journal_game(tmp_path / "b", header, events))
+    board = hall.board_json(BOARD)
+    assert (board["black"], board["white"]) == ("B", "A")
+    [swap] = [i for i in hall.incidents_json() if i["kind"] == INC.SWAP]
+    assert swap["words"] == "the swap: White took Black after move 3"
+    assert swap["zh"] == "三手可交换"

@@ -2,20 +2,26 @@
 
 The board is the virtual one, started as ``make sim`` starts it; everything the PC user does
 goes through the installed ``tengen`` command over its pseudo-terminal: the players' names,
-the calendar time, the game, then ``tengen sync``. The SGF that arrives is read by sgfmill
+the calendar time, the game, then ``tengen sync``. The names belong to one game (issue 24):
+kept whole, refused when too long, swapped by a Renju swap, kept by a game resumed after a
+power cut, not carried into the next game. The SGF that arrives is read by sgfmill
 (and @sabaki/sgf where node has it) and every property checked: DT, PC, KM, PB/PW, EV, RO,
 RE with its reason, per-move BL/WL, and the incidents at the right points.
 """
 
 import datetime
 import json
+import os
+import signal
 import subprocess
 from pathlib import Path
 
+import pytest
 from sgfmill import sgf
 
+from host_tools.link import Link, LinkError
 from tests.host.test_export import _SABAKI, _sabaki_module
-from tests.host.test_virtual_board import Sim, env, grid  # noqa: F401 (env: a fixture)
+from tests.host.test_virtual_board import TENGEN, Sim, env, grid  # noqa: F401 (env: a fixture)
 
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
 
@@ -156,4 +162,101 @@ def test_a_renju_foul_arrives_with_its_reason(tmp_path, env):  # noqa: F811
     assert root.get("RE") == "W+F"
     assert "double-three" in root.get("C") and "002 第十条1(2)" in root.get("C")
     assert root.get_raw("GM") == b"4" and root.get("RU").startswith("Renju")
-    assert root.get("PB") == "柯洁 Ke Jie"
+    # White took Black after move 3 (三手可交换): the one who set up as White plays Black
+    assert root.get("PB") == "Shin Jinseo" and root.get("PW") == "柯洁 Ke Jie"
+    nodes = sgf.Sgf_game.from_bytes(path.read_bytes()).get_main_sequence()
+    said = [n.get("C") for n in nodes if n.has_property("C")]
+    assert any("the swap: White took Black after move 3 (三手可交换)" in c for c in said), said
+    index = json.loads((tmp_path / "home" / "index.json").read_text())
+    [entry] = index["games"] if isinstance(index, dict) else index
+    assert (entry["black"], entry["white"]) == ("Shin Jinseo", "柯洁 Ke Jie")
+
+
+LONGEST_BLACK = "柯洁" * 16  # 32 characters (96 bytes): the most a name may have, kept whole
+LONGEST_WHITE = "Shin Jinseo of the Korea Baduk A"  # 32 characters
+
+
+def test_the_names_belong_to_the_next_game_only(tmp_path, env):  # noqa: F811
+    """``tengen game`` names the next game's players: kept whole in its SGF (the longest
+    names the README allows, Chinese too), refused with words when longer, and not carried
+    into the game after it."""
+
+    sim = Sim(tmp_path / "flash", env)
+    try:
+        sim.tengen("settings", "--port", sim.link, "game=go", "size=9", "time=quick")
+        # One character too many: refused by the command, and by the board's link itself.
+        r = subprocess.run(
+            [str(TENGEN), "game", "--port", sim.link, "--black", "柯" * 33],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        want = "black: 33 characters, at most 32 (a Chinese character counts as one)"
+        assert r.returncode == 2 and want in " ".join(r.stderr.split()), r.stderr
+        with Link(sim.link) as link:
+            try:
+                link.request("settings", set={"white": "W" * 33})
+                raise AssertionError("a 33-character name was taken")
+            except LinkError as e:
+                assert e.code == "bad_value" and "white: 33 characters, at most 32" in e.message
+        out = sim.tengen(
+            "game", "--port", sim.link, "--black", LONGEST_BLACK, "--white", LONGEST_WHITE
+        )
+        assert LONGEST_BLACK in out and LONGEST_WHITE in out, out
+        sim.do("key pause")  # game 1 starts with them ...
+        out = sim.tengen("game", "--port", sim.link, "--json")
+        assert json.loads(out) == dict.fromkeys(("black", "white", "event", "round", "table"), "")
+        sim.do("put %s b" % grid("E5"), "press b", "put %s w" % grid("C3"), "press w")
+        sim.do("key plus+minus", "key mode", "wait 300")  # Black resigns
+        # ... game 2 has none: the next game, its stones off the board, started
+        sim.do("key pause", "lift %s" % grid("E5"), "lift %s" % grid("C3"), "key pause")
+        sim.do("put %s b" % grid("D4"), "press b", "key plus+minus", "key mode", "wait 300")
+        out = sim.tengen("sync", "--port", sim.link, "--dest", str(tmp_path / "home"))
+        assert "2 written" in out, out
+    finally:
+        sim.close()
+    first, second = (sgf.Sgf_game.from_bytes(p.read_bytes()) for p in _sgfs(tmp_path / "home"))
+    root = first.get_root()
+    assert root.get("PB") == LONGEST_BLACK and root.get("PW") == LONGEST_WHITE
+    assert root.get("RE") == "W+R"
+    assert "result: Black resigned (黑方认输)" in root.get("C")
+    root = second.get_root()
+    assert not root.has_property("PB") and not root.has_property("PW")
+    index = json.loads((tmp_path / "home" / "index.json").read_text())
+    games = index["games"] if isinstance(index, dict) else index
+    assert [(g["black"], g["white"]) for g in sorted(games, key=lambda g: g["game"])] == [
+        (LONGEST_BLACK, LONGEST_WHITE),
+        (None, None),
+    ]
+
+
+def test_a_game_resumed_after_a_power_cut_keeps_its_names(tmp_path, env):  # noqa: F811
+    """The names went with the game when it started; the power goes mid-game; the board
+    resumes it on its flash (its settings hold no names now) and the SGF still names the
+    game's players."""
+    flash = tmp_path / "flash"
+    sim = Sim(flash, env)
+    try:
+        sim.tengen("settings", "--port", sim.link, "game=go", "size=9", "time=quick")
+        _names(sim)
+        sim.do("key pause", "put %s b" % grid("E5"), "press b")
+        os.kill(sim.note()["board_pid"], signal.SIGKILL)  # the power goes
+        with pytest.raises(EOFError):
+            sim.until(lambda line: False)
+    finally:
+        sim.close()
+    again = Sim(flash, env)
+    try:
+        out = again.tengen("game", "--port", again.link, "--json")
+        assert not any(json.loads(out).values()), out  # the board's settings: none now
+        again.do("key pause", "put %s w" % grid("C3"), "press w")  # play goes on
+        again.do("key plus+minus", "key mode", "wait 300")  # Black, to move, resigns
+        out = again.tengen("sync", "--port", again.link, "--dest", str(tmp_path / "home"))
+        assert "1 written" in out, out
+    finally:
+        again.close()
+    [path] = _sgfs(tmp_path / "home")
+    root = sgf.Sgf_game.from_bytes(path.read_bytes()).get_root()
+    assert root.get("PB") == "柯洁 Ke Jie" and root.get("PW") == "Shin Jinseo"
+    assert root.get("EV") == "Tengen Cup" and root.get("RE") == "W+R"
