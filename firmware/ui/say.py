@@ -2,9 +2,9 @@
 
 Start reading at ``incident``. The reference faces are seven-segment glass (firmware/ui/face.py):
 six big cells for a word, three small cells (the move number's) for a point such as ``Q16``.
-So each incident kind has a word of at most six cells, chosen to read on segments (K, M, V,
-W and X are poor there, so no word leans on them), the first point of the incident in the
-small cells, and a longer English line that the OLED face has room for. The buzzer pattern
+So each incident kind has a word of at most six cells (firmware/ui/texts.py, the table of
+every text the glass shows and of how a player reads it), the first point of the incident in
+the small cells, and a longer English line that the OLED face has room for. The buzzer pattern
 tells a fault (``buzzer.REFUSE``: the player must act) from news (``buzzer.KEY``: a pass, the
 board restored, the count). Chinese words stay in the log (firmware/referee/incidents.py) and
 on the PC: the faces have no glyphs for them.
@@ -20,53 +20,53 @@ from micropython import const
 from firmware.referee import incidents as inc
 from firmware.rules.coords import GO_COLUMNS, GOMOKU_COLUMNS
 from firmware.ui import buzzer
+from firmware.ui import texts as T
 
 # Whose face shows an incident: the player to move, the other one, or both.
 MOVER = const(1)
 OTHER = const(2)
 BOTH = const(3)
 
-# kind: (word for six big cells, whose face, fault?, words for a display with room)
+# kind: (whose face, fault?, words for a display with room); the word for the big cells is
+# firmware/ui/texts.py's INCIDENT[kind]
 _SAY = {
-    inc.MOVE: ("", MOVER, False, ""),
-    inc.PASS: ("PASS", BOTH, False, "a pass"),
-    inc.CAPTURES_LEFT: ("CAP", MOVER, True, "take the captured stones off"),
-    inc.ILLEGAL: ("ILLEGL", MOVER, True, "not a legal point"),
-    inc.WRONG_COLOUR: ("COLOR", MOVER, True, "wrong colour"),
-    inc.TWO_MOVES: ("2 STON", MOVER, True, "two stones: take one back"),
-    inc.MOVED_NEW: ("PUTBAC", MOVER, True, "the first point counts: put it back"),
-    inc.MOVED_OLD: ("MOVED", BOTH, True, "a stone was moved: put it back"),
-    inc.MISSING: ("GONE", BOTH, True, "stones missing: put them back"),
-    inc.EXTRA: ("EXTRA", BOTH, True, "extra stones: take them off"),
-    inc.SCATTERED: ("FIX", BOTH, True, "the board is disturbed: restore it"),
-    inc.RESTORED: ("OK", BOTH, False, "the board is restored"),
-    inc.NO_STONE: ("NO STN", MOVER, True, "no stone: put one down first"),
-    inc.UNSEEN: ("CHECK", MOVER, True, "a point the board cannot see"),
-    inc.OFFERS: ("OFFERS", BOTH, False, "White: keep one offer"),
-    inc.KEPT: ("KEPT", BOTH, False, "the offer White kept"),
-    inc.COUNT: ("COUNT", BOTH, False, "the count"),
-    inc.UNDO: ("UNDO", BOTH, False, "the arbiter took a move back"),
-    inc.PRESS_FIRST: ("LATE", OTHER, True, "pressed before the stone: the arbiter decides"),
-    inc.DISPUTE: ("PLAY ON", BOTH, False, "disputed: put the stones back, play on"),
-    inc.SWAP: ("SWAP", BOTH, False, "White takes Black (swap)"),
-    inc.FOUL: ("FOUL", BOTH, True, "Black's forbidden move: White may claim"),
-    inc.CLAIM: ("CLAIM", BOTH, False, "a claim"),
-    inc.FALSE_CLAIM: ("NO CLM", BOTH, True, "nothing to claim"),
-    inc.NOT_CLEAR: ("CLEAR", BOTH, True, "clear the board to start"),
+    inc.MOVE: (MOVER, False, ""),
+    inc.PASS: (BOTH, False, "a pass"),
+    inc.CAPTURES_LEFT: (MOVER, True, "take the captured stones off"),
+    inc.ILLEGAL: (MOVER, True, "not a legal point"),
+    inc.WRONG_COLOUR: (MOVER, True, "wrong colour"),
+    inc.TWO_MOVES: (MOVER, True, "two stones: take one back"),
+    inc.MOVED_NEW: (MOVER, True, "the first point counts: put it back"),
+    inc.MOVED_OLD: (BOTH, True, "a stone was moved: put it back"),
+    inc.MISSING: (BOTH, True, "stones missing: put them back"),
+    inc.EXTRA: (BOTH, True, "extra stones: take them off"),
+    inc.SCATTERED: (BOTH, True, "the board is disturbed: restore it"),
+    inc.RESTORED: (BOTH, False, "the board is restored"),
+    inc.NO_STONE: (MOVER, True, "no stone: put one down first"),
+    inc.UNSEEN: (MOVER, True, "a point the board cannot see"),
+    inc.OFFERS: (BOTH, False, "White: keep one offer"),
+    inc.KEPT: (BOTH, False, "the offer White kept"),
+    inc.COUNT: (BOTH, False, "the count"),
+    inc.UNDO: (BOTH, False, "the arbiter took a move back"),
+    inc.PRESS_FIRST: (OTHER, True, "pressed before the stone: the arbiter decides"),
+    inc.DISPUTE: (BOTH, False, "disputed: put the stones back, play on"),
+    inc.SWAP: (BOTH, False, "White takes Black (swap)"),
+    inc.FOUL: (BOTH, True, "Black's forbidden move: White may claim"),
+    inc.CLAIM: (BOTH, False, "a claim"),
+    inc.FALSE_CLAIM: (BOTH, True, "nothing to claim"),
+    inc.NOT_CLEAR: (BOTH, True, "clear the board to start"),
     # The remote side's move goes to the player at the board (the side not to move): the
     # colour's letter in the big cells, the point in the small ones ("W Q16").
-    inc.REMOTE: ("", OTHER, False, "the remote side's move: put its stone there"),
-    inc.WRONG_POINT: ("PUT", OTHER, True, "not that point: the stone belongs there"),
+    inc.REMOTE: (OTHER, False, "the remote side's move: put its stone there"),
+    inc.WRONG_POINT: (OTHER, True, "not that point: the stone belongs there"),
 }
 
-_COLOUR_LETTERS = ("?", "B", "W")
-
-_UNKNOWN = ("?", BOTH, True, "an incident")
+_UNKNOWN = (BOTH, True, "an incident")
 
 # Go's reasons for an illegal point (go_board: OFF_BOARD 1, OCCUPIED 2, KO 3, SUICIDE 4,
-# SUPERKO 5, FULL 6): the word the player needs instead of "illegal". FULL is a game past
-# the 1,024 plies the board records: the arbiter decides (the game is kept up to there).
-_GO_ILLEGAL = ("ILLEGL", "OFF", "TAKEN", "KO", "SUICID", "REPEAT", "FULL")
+# SUPERKO 5, FULL 6) and Gomoku's (rules/gomoku.py: OFF_BOARD 1 … CHOOSE_FIRST 14): the word
+# the player needs instead of "illegal" is texts.GO_ILLEGAL / GOMOKU_ILLEGAL[reason]. FULL is
+# a game past the 1,024 plies the board records: the arbiter decides (the game is kept).
 _GO_ILLEGAL_MORE = (
     "not a legal point",
     "off the board",
@@ -76,6 +76,20 @@ _GO_ILLEGAL_MORE = (
     "the position repeats",
     "the record is full: call the arbiter",
 )
+_GOMOKU_ILLEGAL_MORE = {
+    1: "off the board",
+    2: "the point is taken",
+    3: "the game is over",
+    4: "not this colour's turn",
+    6: "the first stone goes on the centre",
+    7: "the third stone must make one of the 26 openings",
+    8: "the fifth-move offers first",
+    10: "the fifth-move offers first",
+    11: "not offers the rules allow",
+    12: "two offers of the same shape",
+    13: "not one of the offers",
+    14: "White chooses an offer first",
+}
 
 
 def kinds():
@@ -85,12 +99,12 @@ def kinds():
 
 def is_fault(kind):
     """True when the incident asks the player to act (the refuse pattern sounds)."""
-    return _SAY.get(kind, ("", BOTH, True, ""))[2]
+    return _SAY.get(kind, _UNKNOWN)[1]
 
 
 def face_of(kind):
     """MOVER, OTHER or BOTH: whose face shows the incident."""
-    return _SAY.get(kind, ("", BOTH, True, ""))[1]
+    return _SAY.get(kind, _UNKNOWN)[0]
 
 
 def pattern(kind):
@@ -105,25 +119,32 @@ def point_name(p, gomoku):
     return columns[p & 31] + str((p >> 5) + 1)
 
 
-def _go_reason(kind, detail, gomoku):
-    # The Go rules' reason an illegal point carries (0: none, or not Go's).
-    if kind == inc.ILLEGAL and not gomoku and isinstance(detail, int):
-        return detail if 0 < detail < len(_GO_ILLEGAL) else 0
+def _reason(kind, detail, gomoku):
+    # The rules' reason an illegal point carries (0: none, or one without a word).
+    if kind == inc.ILLEGAL and isinstance(detail, int) and detail > 0:
+        words = T.GOMOKU_ILLEGAL if gomoku else T.GO_ILLEGAL
+        return detail if detail < len(words) else 0
     return 0
 
 
 def word(kind, detail, gomoku):
-    """The word in the big cells for an incident: Go's illegal points say why (KO ...)."""
-    reason = _go_reason(kind, detail, gomoku)
+    """The word in the big cells for an incident: an illegal point says why (KO, CENTER ...)."""
+    reason = _reason(kind, detail, gomoku)
+    if reason:
+        return (T.GOMOKU_ILLEGAL if gomoku else T.GO_ILLEGAL)[reason]
     if kind == inc.REMOTE:  # detail: the remote side's colour
-        return _COLOUR_LETTERS[detail if detail == 1 or detail == 2 else 0]
-    return _GO_ILLEGAL[reason] if reason else _SAY.get(kind, _UNKNOWN)[0]
+        return T.SIDES[detail if detail == 1 or detail == 2 else 0]
+    return T.INCIDENT[kind] if 0 < kind < len(T.INCIDENT) else T.INCIDENT[0]
 
 
 def more(kind, detail, gomoku):
     """The longer line for a display with room, without what the points add (``incident``)."""
-    reason = _go_reason(kind, detail, gomoku)
-    return _GO_ILLEGAL_MORE[reason] if reason else _SAY.get(kind, _UNKNOWN)[3]
+    reason = _reason(kind, detail, gomoku)
+    if reason and not gomoku:
+        return _GO_ILLEGAL_MORE[reason]
+    if reason and reason in _GOMOKU_ILLEGAL_MORE:
+        return _GOMOKU_ILLEGAL_MORE[reason]
+    return _SAY.get(kind, _UNKNOWN)[2]
 
 
 @micropython.native
@@ -177,13 +198,16 @@ def incident(kind, points, detail, gomoku):
 
 def margin_text(margin4):
     """The count's result both ways (000 第九条): ``("B+3.5", "B 1.75")`` — SGF style in
-    points, then Chinese style in stones (黑胜1¾子 = ``B 1.75``); ("0", "0") for a draw."""
+    points, then Chinese style in stones (黑胜1¾子 = ``B 1.75``; ``B180.75`` where the space
+    has no room); ``TIE`` both ways for a draw."""
     if margin4 == 0:
-        return "DRAW", "DRAW"
-    side = "B" if margin4 > 0 else "W"
+        return T.TIE, T.TIE
+    side = T.SIDES[1 if margin4 > 0 else 2]
     q = margin4 if margin4 > 0 else -margin4  # quarter stones = half points
-    points = "%s+%d" % (side, q // 2) + (".5" if q % 2 else "")
-    stones = "%s %d" % (side, q // 4) + ("", ".25", ".5", ".75")[q % 4]
+    points = T.MARGIN % (side, str(q // 2) + (T.HALF if q % 2 else ""))
+    whole = q // 4
+    tight = whole >= 100 and q % 4  # 7 cells with the space: B180.75
+    stones = (T.STONES_LONG if tight else T.STONES) % (side, str(whole) + T.QUARTERS[q % 4])
     return points, stones
 
 
@@ -198,26 +222,27 @@ def stones_words(margin4):
 
 
 def result_word(result):
-    """A result as the big cells show it: "B+R", "W+T", "B+3.5", "DRAW"; Gomoku's words
-    (``B+ (five)``, ``W+F (double-three)``) shortened to ``B+5``, ``W+F``."""
+    """A result as the big cells show it: "B+R", "W+T", "B+3.5", "TIE", "NULL" (void);
+    Gomoku's words (``B+ (five)``, ``W+F (double-three)``) shortened to ``B+5``, ``W+F``."""
     if not result:
         return ""
     if result.startswith("Draw") or result == "0":
-        return "DRAW"
+        return T.TIE
     if result.startswith("Void"):
-        return "VOID"
+        return T.NULL
     head = result.split(" ")[0]
     if "(five)" in result:
-        return head + "5"
-    return head[:6]
-
-
-_FOUL_SMALL = {"double-three": "33", "double-four": "44", "overline": "6"}
+        return head + T.RESULT_FIVE
+    return head
 
 
 def result_small(result):
     """The small cells under a result: Gomoku's foul ("33", "44", "6" for an overline)."""
-    return _FOUL_SMALL.get(result_more(result), "")
+    more = result_more(result)
+    for name, small in T.FOULS:
+        if name == more:
+            return small
+    return ""
 
 
 def result_more(result):
