@@ -297,3 +297,16 @@ def test_an_illegal_point_says_why_on_the_glass():
         rig.press(c)
     assert rig.seen("b") == "SUICID  A1", rig.seen("b")
     assert "59:00" in rig.seen("w")  # White's face keeps its clock
+
+
+def test_a_board_that_draws_a_text_outside_the_table_fails():
+    # The test bench's faces (tests/rig.py) check every text the app draws.
+    from tests.rig import in_table
+
+    in_table("CAP", bytearray(b"Q16"))
+    for big, small in (("FIX", ""), ("PIN0___", ""), ("DEAD", "Q16"), ("RESIGN", "")):
+        try:
+            in_table(big, small)
+        except AssertionError:
+            continue
+        raise AssertionError("%r %r passed" % (big, small))

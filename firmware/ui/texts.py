@@ -7,8 +7,10 @@ that draw (firmware/app.py, ui/say.py, ui/menus.py, ui/arbiter.py, ui/calibrate.
 bootlog.py, match.py) take their texts from these names, and tests/test_glass_texts.py draws
 each entry of ``table`` (its fields filled with the worst cases) through the real HT1621
 driver onto the emulated glass and reads it back (firmware/hal/virtual.py ``read``): what
-the player reads must be what was meant, nothing cut. The same test fails on a string
-literal that reaches a face without coming from here. The OLED face may say more (the
+the player reads must be what was meant, nothing cut. tests/host/test_glass_stray.py fails
+on a string literal that reaches a face without coming from here, the test bench's faces
+(tests/rig.py) on a text drawn that is not in ``table``, and the README's table of words
+must match this one. The OLED face may say more (the
 ``more`` words beside each text): only the glass is the constraint.
 
 How a player reads the glass (``read`` models it, and the test holds the words to it):
@@ -26,18 +28,22 @@ How a player reads the glass (``read`` models it, and the test holds the words t
   (``KO``, komi's ``KOM``), ``OK``, and ``W``, White's letter, where the player expects B
   or W.
 
-To add a text: put the word (or its template) here as a name the drawing code uses, and a
-line in ``table`` (``big|small``, fields as below); run tests/test_glass_texts.py. A word is
-at most six cells ('.' and ':' take none), a small text three; a new field kind needs its
-worst cases in the test's ``FILL``.
+To add a text: (1) put the word here as a name (or a tuple the code indexes), and draw it
+from there (``T.NAME``: no string literal at the call); (2) add its line to ``table``:
+``big|small``, each a fixed text or a field mark below (``CLEAR|@``); (3) add it to the
+README's table of words ("Playing at the board"); (4) run tests/test_glass_texts.py (both
+runtimes) and tests/host/test_glass_stray.py. A word takes at most six big cells ('.' and
+':' take none), a small text three cells; a word comes with a point or with a count, never
+both; a new kind of field needs a mark here and its predicate and worst cases in
+tests/glass.py (``_field``, ``fill_values``).
 
-Field marks in ``table`` (what the drawing code fills in):
-``@`` a point of the game (``say.point_name``) · ``#`` a count 0 … 999 · ``$`` the side's
-letter (``SIDES``) · ``~`` a signed time ``+m:ss`` (the arbiter's adjustment) · ``^`` komi in
-points (``menus.komi_text``) · ``&`` a margin in points, ``%`` in stones, ``;`` in stones from
-100 with a fraction (``say.margin_text``)
-· ``<`` the PIN being entered (``PIN_*``) · ``>`` a self-check's tag (firmware/selfcheck.py)
-· ``!`` the clock's time (clock.format_time, drawn by ``show``).
+Field marks in ``table`` (what the drawing code fills in): ``@`` a point of the game
+(``say.point_name``; an incident may come without it) · ``#`` a count 0 … 999 · ``$`` the
+side's letter (``SIDES``) · ``~`` a signed time ``+m:ss`` (the arbiter's adjustment) · ``^``
+komi in points (``menus.komi_text``) · ``&`` a margin in points, ``%`` in stones, ``;`` in
+stones from 100 with a fraction (``say.margin_text``) · ``<`` the PIN being entered
+(``PIN_*``) · ``>`` a self-check's tag (firmware/selfcheck.py) · ``!`` the clock's time
+(clock.format_time, drawn by ``show``).
 """
 
 # ---- the sides and the referee's incidents (ui/say.py) ----------------------------------------
