@@ -310,3 +310,34 @@ def test_a_board_that_draws_a_text_outside_the_table_fails():
         except AssertionError:
             continue
         raise AssertionError("%r %r passed" % (big, small))
+
+
+def test_the_arbiter_and_the_menu_read_whole_on_the_glass():
+    # The PAUSE+MODE showed INO___ (PIN0___ cut to six cells) and the list ARNING.
+    from tests.rig import Rig
+
+    rig = Rig({"game": "go", "size": 19}, glass=True)
+    rig.key("pause")
+    rig.key("pause+mode")
+    assert rig.seen("b") == "0___  PIN  ARB", rig.seen("b")
+    for _ in range(3):
+        rig.key("mode")
+    rig.key("plus")
+    assert rig.seen("w") == "---1  PIN  ARB", rig.seen("w")
+    rig.key("pause")  # back a digit
+    rig.key("pause")
+    rig.key("pause")
+    rig.key("pause")  # out
+    rig.pin("1234")
+    for want in ("PAUSE", "ADJUST", "UNDO", "ALERT", "RESULT", "T.PASS", "SEAL", "LATE", "QUIT"):
+        assert rig.seen("b") == want + "  ARB", (want, rig.seen("b"))
+        rig.key("plus")
+    rig.key("pause")  # leave the mode
+    rig.run(3000)
+    rig = Rig({"game": "go", "size": 19}, glass=True)
+    rig.key("mode", long=True)
+    seen = []
+    for _ in range(7):
+        seen.append(rig.seen("b"))
+        rig.key("mode")
+    assert seen == ["GO  19", "1988  RUL", "CN  KO", "5.5  KOM", "0  HCP", "3:00  CN", "2  SND"]
