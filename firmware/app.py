@@ -44,6 +44,7 @@ from micropython import const
 
 from firmware.clock import cues, ticks
 from firmware.ui import buzzer, say
+from firmware.ui import texts as T
 
 _RING = const(8)  # paddle presses waiting for the clock task: plenty at human speed
 NOTICE_MS = const(3000)  # how long a face shows what the referee said, then the clock again
@@ -212,7 +213,7 @@ class App:
         side = self.paddles.take()
         while side:
             if m.press(side, self.paddles.taken_at) == 4:  # match.CONFIRMED: the count agreed
-                self.note(side, "OK", "", "count confirmed", now, _DONE)
+                self.note(side, T.OK, "", "count confirmed", now, _DONE)
             side = self.paddles.take()
 
     @micropython.native
@@ -237,7 +238,7 @@ class App:
                 self.act(action, now)
         elif ev == btn.ARBITER and a is not None:
             if a.begin(now) is not None:  # locked out after wrong PINs
-                self.note(3, "LOCKED", "", "arbiter locked: wait a minute", now, _FAULT)
+                self.note(3, T.CLOSED, "", "arbiter locked: wait a minute", now, _FAULT)
         elif self.menu is not None:
             from firmware.ui import menus
 
@@ -439,8 +440,9 @@ class App:
         calibration): on both faces for a while, and kept for the PC (``errors``)."""
         for msg in messages:
             self.errors.append((where, msg))
-        word = "RESET" if where == "settings" else "NO CAL"
-        self.note(3, word, "SET" if where == "settings" else "", messages[0], self.now(), _FAULT)
+        word = T.RESET if where == "settings" else T.NO_CAL
+        small = T.SETTINGS if where == "settings" else ""
+        self.note(3, word, small, messages[0], self.now(), _FAULT)
         self.note_until[1] = self.note_until[2] = ticks.add(self.now(), 2 * NOTICE_MS)
 
     def choose(self, settings):
@@ -491,11 +493,12 @@ class App:
         else:
             # Entering, leaving, PIN refusals: nothing to carry out or keep, but said.
             if kind == arb.REFUSED or kind == arb.LOCKOUT:
-                self.note(3, "NO PIN" if kind == arb.REFUSED else "LOCKED", "", "", now, _FAULT)
+                self.note(3, T.NO_PIN if kind == arb.REFUSED else T.CLOSED, "", "", now, _FAULT)
             elif kind == arb.ENTER:
                 self.beep(_DONE, now)
             return
-        self.note(3, _ACTION_WORDS.get(kind, "DONE"), "", arb.ACTION_NAMES[kind], now, _DONE)
+        word = T.ARB_DONE[kind] if kind < len(T.ARB_DONE) and T.ARB_DONE[kind] else T.DONE
+        self.note(3, word, "", arb.ACTION_NAMES[kind], now, _DONE)
         if self.journal is not None:
             self.journal.edit(kind, m.game.ply + 1, now, action[1:])
             self.journal.clocks(m.game.ply + 1, m.clocks_now())
@@ -645,7 +648,8 @@ class App:
                 return
             self.notes[side] = None
         if self.menu is not None or self.calibrating is not None:
-            f.show_text((self.menu or self.calibrating).text())
+            t = (self.menu or self.calibrating).text()  # (big, small)
+            f.show_text(t[0], t[1])
             return
         t = self.testing
         if t is not None and (t.taking or ticks.diff(self.testing_until, now) > 0):
@@ -653,11 +657,12 @@ class App:
             f.show_text(w[0], w[1], flags, w[2])
             return
         if self.arbiter is not None and self.arbiter.state != 0:  # PIN, the list, a field
-            f.show_text(self.arbiter.text(now), "", 8)
+            t = self.arbiter.text(now)  # (big, small)
+            f.show_text(t[0], t[1], 8)
             return
         if self.resigning == side:
             if ticks.diff(now, self.resign_at) < RESIGN_MS:
-                f.show_text("RESIGN", "?", flags, "MODE: resign, PAUSE: no")
+                f.show_text(T.RESIGN, T.QUESTION, flags, "MODE: resign, PAUSE: no")
                 return
             self.resigning = 0
         if m.phase != 0:
@@ -712,12 +717,12 @@ class App:
             while i < len(dead):
                 dead[i] = self._small[i]
                 i += 1
-            f.show_text("DEAD", dead, flags, "lift the dead, then MODE")
+            f.show_text(T.DEAD, dead, flags, "lift the dead, then MODE")
             return
         t = self._phase_texts(m)
         if m.phase == 2:  # COUNTED: the count both ways, until both confirm
             first = (ticks.diff(now, 0) // _ALTERNATE_MS) % 2 == 0
-            small = "OK" if m.confirmed & side else "OK?"
+            small = T.OK if m.confirmed & side else T.ASK
             f.show_text(t[0] if first else t[1], small, flags, t[2])
         else:  # OVER: the result until the next game
             f.show_text(t[0], t[1], flags, t[2])
@@ -956,7 +961,7 @@ class App:
         said = self.scan_said_at
         if said is None or ticks.diff(now, said) >= SCAN_SAY_MS:
             self.scan_said_at = now
-            self.note(3, "SCAN", "", "scan stalled: polled scan", now, _FAULT)
+            self.note(3, T.SCAN, "", "scan stalled: polled scan", now, _FAULT)
 
     def guard(self, job, now):
         """``job(now)``, with any exception logged and survived."""
@@ -984,7 +989,3 @@ def _sound(k):
 def _texts():
     # Texts of length 0 … 3 for the small cells, written in place.
     return (b"", bytearray(1), bytearray(2), bytearray(3))
-
-
-_ACTION_WORDS = {6: "PAUSED", 7: "RESUME", 8: "ADJUST", 9: "UNDO", 10: "WARN", 11: "RESULT"}
-_ACTION_WORDS.update({12: "TO PAS", 13: "SEALED", 14: "LATE"})

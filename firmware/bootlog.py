@@ -26,7 +26,8 @@ the new one.
 ``started()`` (``board.build``, once the app is wired) gives the previous boot's error if it
 ended in one, and then writes ``ok``: the link's ``hello`` reports it as ``boot_error``, so
 the PC can say why the board did not start last time. This module imports nothing of the
-firmware, so it works when the rest cannot be loaded.
+firmware but firmware/ui/texts.py (which imports nothing), so it works when the rest cannot
+be loaded.
 """
 
 import os
@@ -117,18 +118,23 @@ def fail(e, where=None):
 
 
 def show(e, line=""):
-    """The failure on both faces: ``CHECK`` and the check's tag, ``BOOT MEM`` for a
-    MemoryError, else ``BOOT ERR``; ``line`` as the words a display with room shows."""
+    """The failure on both faces: ``FAULT`` and the check's tag, ``HEAP ERR`` for a
+    MemoryError, else ``BOOT ERR`` (firmware/ui/texts.py's words: it imports nothing);
+    ``line`` as the words a display with room shows."""
     faces = _faces
     if not faces:
         return
+    try:
+        from firmware.ui import texts as T
+    except Exception:  # the package cannot be loaded: the log is written all the same
+        return
     tag = getattr(e, "tag", None)
     if tag is not None:
-        word, small = "CHECK", tag
+        word, small = T.FAULT, tag
     elif isinstance(e, MemoryError):
-        word, small = "BOOT", "MEM"
+        word, small = T.HEAP, T.ERR
     else:
-        word, small = "BOOT", "ERR"
+        word, small = T.BOOT, T.ERR
     more = line[:SHOWN]
     for f in faces:
         try:

@@ -292,9 +292,8 @@ class Match:
         from firmware.ui import say
 
         name = say.point_name(point, not go)
-        colour = "B" if side == BLACK else "W"
         self.expect_text = (
-            colour,
+            say.word(inc.REMOTE, side, not go),  # the side's letter (texts.SIDES)
             name,
             "%s %s: put it there" % ("Black" if side == BLACK else "White", name),
         )

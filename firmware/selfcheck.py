@@ -3,7 +3,7 @@
 Start reading at ``verify``. ``firmware/board.py`` calls it before it builds the app: each
 check below runs its kernels on fixed inputs and compares what they give, number by number,
 with the answer kept in ``KNOWN``. A mismatch raises ``Failed``, naming the check (a tag of
-three letters at most, as the faces can show it: ``CHECK SEN``) and the kernels; the boot log
+three letters at most, as the faces can show it: ``FAULT SEN``) and the kernels; the boot log
 (``firmware/bootlog.py``) writes it down and shows it, and the app does not start.
 
 Why: on-chip.md found that a frozen image can give viper functions the wrong alignment, and
@@ -29,7 +29,7 @@ The checks (``CHECKS``: tag, what it runs):
          of range and one of the wrong length; each answer, ``frames`` and ``rejected``
          after each frame, then the states and the drifted baselines
     REF  referee/referee.py _expand and _differing
-    CLK  clock/ticks.py add and diff across the 2**30 wrap; clock/clock.py Clock (_limit,
+    TIC  clock/ticks.py add and diff across the 2**30 wrap; clock/clock.py Clock (_limit,
          _spend, _commit, _run, _flag, press, tick, face, format_time, _put) and
          clock/cues.py counting_next under Chinese, Japanese, Canadian, penalty, stages
          and Fischer controls, started 2 s before the wrap
@@ -45,7 +45,7 @@ change of a kernel: ``python3 -m firmware.selfcheck`` prints ``KNOWN`` anew.
 Cost (bench/bench_selfcheck.py, the unix port, fastest of 20 runs): all checks take 1.0-1.8 ms
 with the calibration loop at 450-650 µs, so the same estimate each time: unix time × 48.8 ms /
 calibration ≈ 110-130 ms at boot on the RP2040, 170-200 ms with the 1.55 margin on-chip.md
-found for comparison-heavy viper loops. CLK is half of it, and most of the time is the small
+found for comparison-heavy viper loops. TIC is half of it, and most of the time is the small
 objects being made (bytecode), not the kernels.
 They run in 4.3 KB of free heap (measured on the 64-bit unix port, so less on the RP2040),
 and what they make is garbage afterwards: ``board.build`` collects it before it makes the
@@ -272,7 +272,7 @@ def referee():
     return tuple(out)
 
 
-# ---- CLK: the clock's arithmetic ----------------------------------------------------------------
+# ---- TIC: the clock's arithmetic ----------------------------------------------------------------
 
 _T0 = const((1 << 30) - 2000)  # the clocks start 2 s before the tick wrap
 _MIN = const(60000)
@@ -294,7 +294,7 @@ def _controls():
 
 
 def clock():
-    """CLK: ticks at the wrap, and Clock under six controls (see the header)."""
+    """TIC: ticks at the wrap, and Clock under six controls (see the header)."""
     from firmware.clock import ticks
     from firmware.clock.clock import Clock, Face
 
@@ -390,7 +390,7 @@ CHECKS = (
     ("REN", "forbidden", renju),
     ("SEN", "Sensing.update", sensing),
     ("REF", "referee _expand/_differing", referee),
-    ("CLK", "Clock/ticks", clock),
+    ("TIC", "Clock/ticks", clock),
     ("CRC", "records.frame crc32", crc),
     ("HAL", "rp2040.reassemble", hal),
 )
@@ -470,7 +470,7 @@ KNOWN = {
         32768, 32768, 32765, 32768, 32768, 32768, 32768, 32768, 32768, -1),
     "REF": (1, 0, 2, 0, 1, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 2, 0, 0, 0, 1, 6, 4, 10,
         11, 12, 13, 14),
-    "CLK": (3000, 1073739824, 5000, -5000, 536870911, 0, 0, 0, 120000, 286, 58500, 0, -1, -1, -1,
+    "TIC": (3000, 1073739824, 5000, -5000, 536870911, 0, 0, 0, 120000, 286, 58500, 0, -1, -1, -1,
         48, 58, 53, 57, 0, 0, 118500, 286, 1000, 0, -1, -1, -1, 48, 58, 48, 49, 46, 48, 0, 0,
         61000, 286, 60000, 48, 0, 1, -1, 49, 58, 48, 48, 0, 0, 60000, 286, 60000, 48, 0, 1, -1,
         49, 58, 48, 48, 3, 1, 60000, 0, 0, 52, 60, 0, -1, 48, 58, 48, 48, 46, 48, 0, 1, 60000, 0,

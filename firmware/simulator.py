@@ -183,9 +183,9 @@ class Simulator:
     def report_ui(self):
         app = self.app
         if app.menu is not None:
-            self.out("  [menu] %s" % app.menu.text())
+            self.out("  [menu] %s" % "  ".join(app.menu.text()).strip())
         elif app.arbiter is not None and app.arbiter.state:
-            self.out("  [arbiter] %s" % app.arbiter.text(self.now))
+            self.out("  [arbiter] %s" % "  ".join(app.arbiter.text(self.now)).strip())
 
     def report_press(self):
         log = self.match.referee.log.last()

@@ -77,6 +77,7 @@ package(  # noqa: F821
         "ui/face.py",
         "ui/menus.py",
         "ui/say.py",
+        "ui/texts.py",
     ],
     base_path="..",  # relative to this file: the repository's root
 )

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from firmware.hal.virtual import shown
 from firmware.rules.coords import GO_COLUMNS, parse_vertex
 from firmware.rules.go import Game
-from firmware.ui import menus
+from firmware.ui import menus, texts
 
 GRID = 19  # the virtual board's grid (firmware/hal/virtual.py N)
 SIZES = (9, 13, 19)
@@ -320,10 +320,9 @@ def begin(hands: Hands, size: int, after_result: bool = False) -> None:
     lifts = ["lift %s" % p for p in hands.stones()]
     hands.do(*lifts, *(["key pause"] if after_result else []))  # the next game, empty board
     hands.do("key mode long")
-    labels = [
-        shown(label).rstrip() for label, _, _ in menus.GAMES
-    ]  # as the faces' glass shows them
-    want = labels.index(shown("GO %d" % size).rstrip())
+    # The menu's games as the faces' glass shows them (the name, the size in the small cells).
+    labels = [shown(*texts.GAMES[i]).rstrip() for i in range(len(menus.GAMES))]
+    want = labels.index(shown(*texts.GAMES[menus.GAMES.index(("go", size))]).rstrip())
     now = hands.face("B")
     if now not in labels:
         raise ScriptError("the board's menu did not open (its face: %r)" % now)

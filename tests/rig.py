@@ -4,7 +4,10 @@ recorded, driven as the players drive it (stones, paddles, keys, time), on both 
 ``Rig(settings)`` builds it; ``put``/``lift`` move stones on the grid, ``press`` a paddle,
 ``key``/``chord`` the soft keys (held as long as a finger would), ``run(ms)`` lets time pass
 (the app's pass every 20 ms, as its clock task). ``seen(side)`` is what that face shows now,
-``heard()`` the sounds since the last call, by name.
+``heard()`` the sounds since the last call, by name. ``Rig(settings, glass=True)`` draws on
+the real HT1621 drivers and the emulated glass instead, and ``seen`` reads the glass back
+(firmware/hal/virtual.py ``read``). Either way every text the app draws must be one of the
+glass table's (firmware/ui/texts.py, ``tests/glass.py``): a text outside it fails the test.
 
 ``BoardRig()`` is the whole board as it leaves the factory: ``firmware/board.py``'s ``build``
 on the virtual hardware (``firmware/hal/virtual.py``) with a fresh flash folder (no settings
@@ -56,6 +59,7 @@ class Face:
             self.text += " FLAG"
 
     def show_text(self, line, small="", flags=0, more=""):
+        in_table(line, small)
         t = line if isinstance(line, str) else line.decode()
         if small:
             t += " " + (small if isinstance(small, str) else small.decode())
@@ -64,6 +68,35 @@ class Face:
         self.text = t
         if not self.texts or self.texts[-1] != t:
             self.texts.append(t)
+
+
+_CHECKED = set()
+
+
+def in_table(line, small):
+    """Fail (AssertionError) on a text the glass table does not have."""
+    key = tuple(t if isinstance(t, str) else bytes(t).decode() for t in (line, small))
+    if key in _CHECKED:
+        return
+    from tests.glass import allowed
+
+    assert allowed(line, small) is not None, "a text outside the glass table: %r %r" % key
+    _CHECKED.add(key)
+
+
+class GlassFace:
+    """The real HT1621 driver on an emulated chip: what it draws is checked against the
+    table (``in_table``) and read back off the glass (``seen``)."""
+
+    def __init__(self, face):
+        self.face = face
+
+    def show(self, face):
+        return self.face.show(face)
+
+    def show_text(self, line, small="", flags=0, more=""):
+        in_table(line, small)
+        return self.face.show_text(line, small, flags, more)
 
 
 class Buzzer:
@@ -100,14 +133,23 @@ def grid_for(seed):
 class Rig:
     """The app, its recorded faces and buzzer, a simulated grid, and the time."""
 
-    def __init__(self, settings, journal=None, seed=9, pin="1234", match=None):
+    def __init__(self, settings, journal=None, seed=9, pin="1234", match=None, glass=False):
         self.grid, cal = grid_for(seed)
         self.sensing = Sensing(N, cal)
         settings = dict(settings)
         settings.setdefault("pin", pin)
         if match is None:
             match = Match(settings, self.sensing, journal)
-        self.faces = (Face(), Face())
+        self.chips = None
+        if glass:
+            from firmware.hal.virtual import make_faces
+
+            _, self.chips, drivers = make_faces(2)
+            for d in drivers:
+                d.start()
+            self.faces = (GlassFace(drivers[0]), GlassFace(drivers[1]))
+        else:
+            self.faces = (Face(), Face())
         self.buzzer = Buzzer()
         self.levels = 0
         self.now = 0
@@ -177,7 +219,12 @@ class Rig:
     # ---- what the players see and hear --------------------------------------------------------
 
     def seen(self, colour):
-        return self.faces[0 if colour[0] in "bB" else 1].text
+        k = 0 if colour[0] in "bB" else 1
+        if getattr(self, "chips", None) is not None:  # the glass, as the player reads it
+            from firmware.hal.virtual import read
+
+            return read(self.chips[k].ram).line()
+        return self.faces[k].text
 
     def heard(self):
         out = self.buzzer.played[self.heard_at :]

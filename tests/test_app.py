@@ -165,11 +165,11 @@ def test_the_menu_before_the_game_chooses_it():
     now = _hold(app, levels, 0, 0, 50)
     now = _hold(app, levels, btn.MODE, now, 900)  # a long MODE opens the menu
     now = _hold(app, levels, 0, now, 60)
-    assert app.menu is not None and app.menu.text() == "GO 19"
+    assert app.menu is not None and app.menu.text() == ("GO", "19")
     for _ in range(3):  # + three times: GO 13, GO 9, RENJU
         now = _hold(app, levels, btn.PLUS, now, 40)
         now = _hold(app, levels, 0, now, 40)
-    assert app.menu.text() == "RENJU"
+    assert app.menu.text() == ("RENJU", "15")
     now = _hold(app, levels, btn.MODE, now, 900)  # a long MODE: done
     now = _hold(app, levels, 0, now, 60)
     assert app.menu is None
@@ -233,13 +233,13 @@ def test_calibration_at_the_board():
     now = _hold(app, levels, 0, 0, 50)
     now = _hold(app, levels, btn.PLUS | btn.MINUS, now, 100)
     now = _hold(app, levels, 0, now, 60)
-    assert app.calibrating is not None and app.calibrating.text() == "EMPTY"
+    assert app.calibrating is not None and app.calibrating.text() == ("CLEAR", "")
     for phase in (None, 0, 1):
         if phase is not None:
             checkerboard(grid, phase)
         now = _hold(app, levels, btn.MODE, now, 40)
         now = _hold(app, levels, 0, now, 200)  # the step's frames are taken
-    assert app.calibrating.text() == "CAL OK", app.calibrating.text()
+    assert app.calibrating.text() == ("CAL OK", ""), app.calibrating.text()
     assert saved and saved[0].size == N
     grid.clear()
     now = _hold(app, levels, btn.MODE, now, 40)

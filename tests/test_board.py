@@ -186,7 +186,7 @@ def test_a_failing_selfcheck_stops_the_boot_says_so_and_the_next_hello_tells():
     finally:
         undo()
     assert isinstance(e, selfcheck.Failed) and e.tag == "SEN"
-    assert hw.faces[0].text == "CHECK SEN" == hw.faces[1].text
+    assert hw.faces[0].text == "FAULT SEN" == hw.faces[1].text
     assert hw.sent == [] and hw.hit is None  # no app: no link, no paddles
     log = _log(root)
     assert log.startswith("error selfcheck: CHECK SEN Sensing.update: item 5 is 0, known 2\n")
@@ -218,7 +218,7 @@ def test_a_memory_error_while_building_is_logged_shown_and_reported():
     finally:
         journal.Journal = real
     assert isinstance(e, MemoryError)
-    assert hw.faces[0].text == "BOOT MEM" == hw.faces[1].text
+    assert hw.faces[0].text == "HEAP ERR" == hw.faces[1].text
     log = _log(root)
     first = "error build: MemoryError: memory allocation failed, allocating 5776 bytes\n"
     assert log.startswith(first)
@@ -279,7 +279,7 @@ def test_the_virtual_board_shows_a_failed_check_on_its_glass():
         _build_fails(root, hw)
     finally:
         undo()
-    assert hw.glass(0).line() == V.shown("CHECK", "SEN") == hw.glass(1).line()
+    assert hw.glass(0).line() == V.shown("FAULT", "SEN") == hw.glass(1).line()
     assert _log(root).startswith("error selfcheck: CHECK SEN ")
 
 
@@ -319,7 +319,7 @@ def test_main_reports_what_stops_the_boot_and_returns():
     assert heads[0].startswith("error boot.py: OSError: ")
     assert heads[1].startswith("error selfcheck: CHECK SEN ")
     assert len(heads) == 2  # build wrote it; main.py's handler did not write it again
-    assert hw.faces[0].text == "CHECK SEN"
+    assert hw.faces[0].text == "FAULT SEN"
     assert said[0] == "tengen: boot.py failed: " + repr(OSError(28))
     assert said[1].startswith("tengen: fatal: ") and "CHECK SEN" in said[1]
     assert "Traceback" in said[2] and "selfcheck" in said[2]  # where it stopped, for the maker

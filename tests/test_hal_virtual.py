@@ -79,14 +79,18 @@ def test_show_text_reads_back_with_its_point_and_marks():
 
 
 def test_ambiguous_glyphs_are_read_by_the_cells_around_them():
-    # 0/O, 1/I, 2/Z, 5/S share their segments: a word reads as letters, a number as digits,
-    # the small cells as a point first; shown() is what a text reads as.
+    # 0/O, 2/Z, 5/S share their segments: such a cell reads as the cell after it, a digit
+    # before a point or a colon, at a word's end as the letter or digit before it; the word
+    # says whether the small cells are a point or a count (firmware/ui/texts.py).
     assert V.shown("50:05") == "50:05"
     assert V.shown("STON") == "STON" and V.shown("KO") == "KO" and V.shown("SOS") == "505"
+    assert V.shown("GO ON") == "GO ON" and V.shown("POS") == "POS"
+    assert V.shown("W252.5") == "W252.5" and V.shown("B180.75") == "B180.75"
     assert V.shown("KO", "S15") == "KO  S15" and V.shown("KO", "O10") == "KO  O10"
     assert V.shown("DEAD", "12") == "DEAD  12"
-    assert V.shown("FIX") == V.shown("FIH")  # the font's X is its H
-    assert V.shown("GOMOKU") == "GOMOKU"
+    assert V.shown("DEAD", "55") == "DEAD  55" and V.shown("CAP", "S5") == "CAP  S5"
+    assert V.shown("CLEAR", "23") == "CLEAR  23"  # not Z3: Z is no column
+    assert V.shown("FIX") == V.shown("FIH")  # the font's X is its H: no text has an X
 
 
 def test_the_lcd_off_shows_nothing():

@@ -36,12 +36,12 @@ def test_a_go_game_from_the_menu_to_the_count_and_the_next_game():
     rig.key("mode", long=True)
     assert rig.seen("b") == "GO 19"
     rig.key("mode")
-    assert rig.seen("b") == "RULES 88"
+    assert rig.seen("b") == "1988 RUL"
     for _ in range(4):  # ko, komi, handicap, then the time
         rig.key("mode")
-    assert rig.seen("w") == "CN 3H"
-    rig.key("minus")  # the preset before it: CN 1H (one hour, the last minute counted)
-    assert rig.seen("w") == "CN 1H"
+    assert rig.seen("w") == "3:00 CN"
+    rig.key("minus")  # the preset before it: 1:00 CN (one hour, the last minute counted)
+    assert rig.seen("w") == "1:00 CN"
     rig.key("mode", long=True)
     assert rig.heard()[-1] == "CONFIRM"
     assert rig.match.settings["rules"] == "1988" and rig.match.settings["time"] == "cn-local"
@@ -157,7 +157,7 @@ def _renju_opening(rig):
         rig.put(v, c)
         rig.press(c)
     rig.key("mode")  # White takes Black (三手可交换)
-    assert rig.seen("b") == "SWAP" and rig.match.game.swapped
+    assert rig.seen("b") == "CHANGE" and rig.match.game.swapped
     rig.put("G8", "w")
     rig.press("w")
     rig.put("I10", "b")
@@ -232,7 +232,7 @@ def test_the_arbiter_mode_on_the_faces():
     rig = Rig({"game": "go", "size": 19})
     rig.key("pause")
     rig.key("pause+mode")
-    assert rig.seen("b").startswith("PIN0")
+    assert rig.seen("b") == "0___ PIN ARB"
     rig.pin("000")  # the chord was the first key: three more digits would be wrong
     rig.key("mode")
     assert rig.seen("b") == "NO PIN" and "REFUSE" in rig.heard()

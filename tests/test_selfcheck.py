@@ -110,7 +110,7 @@ def test_each_check_names_its_own_kernel():
     for obj, name, fake, tag in (
         (go_board, "flood", no_captures, "GO"),
         (gomoku_board, "_foul", never_foul, "REN"),
-        (Clock, "_limit", one_ms_more, "CLK"),
+        (Clock, "_limit", one_ms_more, "TIC"),
         (records, "crc32", off_by_one, "CRC"),
         (referee, "_differing", raises, "REF"),
         (rp2040, "reassemble", raises, "HAL"),

@@ -90,7 +90,7 @@ def test_a_healthy_board_has_no_fault_and_the_faces_say_so():
     r = b.ask("selftest", start=True)
     assert r["ok"] and r["running"] is True
     b.run(10)  # the next pass draws the faces
-    assert b.seen(0) == V.shown("TEST...") and b.seen(1) == V.shown("TEST...")
+    assert b.seen(0) == V.shown("TEST.") and b.seen(1) == V.shown("TEST.")
     r = b.test_until_done()
     assert r["frames"] == TEST_FRAMES and r["points"] == 361
     assert r["count"] == 0 and r["faults"] == [] and "error" not in r
@@ -115,7 +115,7 @@ def test_a_dead_sensor_is_named_marked_and_shown():
     for _ in range(5):
         shown.add(b.seen(1))
         b.run(1000)
-    assert V.shown("BAD", "1") in shown and V.shown("DEAD", "D4") in shown, shown
+    assert V.shown("BAD", "1") in shown and V.shown("PINNED", "D4") in shown, shown
     assert "REFUSE" in b.hw.buzzer.take()
     s = b.app.match.sensing  # in play the point reads UNCERTAIN: the referee sees no stone
     assert s.faults[D4] & F_DEAD and s.states[D4] == UNCERTAIN and s.bad_points() == [D4]

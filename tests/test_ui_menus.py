@@ -17,27 +17,34 @@ def press(m, key, kind=PRESS):
     return m.handle(event(kind, key))
 
 
+def line(m):
+    """What the faces show for the item at hand: the big cells' value, the small cells'
+    label (``"7.5 KOM"``; the words are firmware/ui/texts.py's)."""
+    big, small = m.text()
+    return (big + " " + small).strip()
+
+
 def keys(m, seq):
     """Press keys by name: '+', '-', 'm' (mode), 'p' (pause); the lines shown after each."""
     names = {"+": PLUS, "-": MINUS, "m": MODE, "p": PAUSE}
     out = []
     for k in seq:
         press(m, names[k])
-        out.append(m.text())
+        out.append(line(m))
     return out
 
 
 def test_go_13_under_taiwan_rules_with_quick_time():
     m = Menu()
-    assert m.text() == "GO 19"
-    assert press(m, PLUS) == CHANGED and m.text() == "GO 13"
-    assert press(m, MODE) == MOVED and m.text() == "RULES 88"
-    assert keys(m, "++") == ["RULES 79", "TAIWAN"]
-    assert keys(m, "m") == ["KO SIT"]
-    assert keys(m, "m+") == ["KOMI 6", "KOMI 6.5"]
-    assert keys(m, "m") == ["HCAP 0"]
-    assert keys(m, "m++++") == ["CN 3H", "FI 30+30", "ING PEN", "JP 5X30", "QUICK"]
-    assert keys(m, "m-") == ["VOL 2", "VOL 1"]
+    assert m.text() == ("GO", "19")
+    assert press(m, PLUS) == CHANGED and line(m) == "GO 13"
+    assert press(m, MODE) == MOVED and line(m) == "1988 RUL"
+    assert keys(m, "++") == ["1979 RUL", "TAI RUL"]
+    assert keys(m, "m") == ["SIT KO"]
+    assert keys(m, "m+") == ["6 KOM", "6.5 KOM"]
+    assert keys(m, "m") == ["0 HCP"]
+    assert keys(m, "m++++") == ["3:00 CN", "30+30 FI", "3H PEN ING", "5-30 JP", "RAPID"]
+    assert keys(m, "m-") == ["2 SND", "1 SND"]
     assert keys(m, "m") == ["GO 13"]  # round again
     assert press(m, MODE, LONG) == DONE
     assert m.result() == {
@@ -55,16 +62,16 @@ def test_go_13_under_taiwan_rules_with_quick_time():
 
 def test_renju_with_five_offers_and_claims():
     m = Menu()
-    assert keys(m, "---") == ["FREESTYL", "GOMOKU", "RENJU"]
+    assert keys(m, "---") == ["FREE 15", "STD 15", "RENJU 15"]
     # The Go items are skipped; the time follows the game.
-    assert keys(m, "m") == ["OPEN DES"]
-    assert keys(m, "m") == ["OFFER 10"]
+    assert keys(m, "m") == ["DESIG OPN"]
+    assert keys(m, "m") == ["10 OFR"]
     assert press(m, MINUS, LONG) == CHANGED  # a held key: long, then repeats
     assert press(m, MINUS, REPEAT) == CHANGED
-    assert keys(m, "---") == ["OFFER 7", "OFFER 6", "OFFER 5"]
-    assert keys(m, "m+") == ["AUTO REF", "CLAIMS"]
-    assert keys(m, "m") == ["RIF60+30"]
-    assert keys(m, "mpp") == ["VOL 2", "RIF60+30", "CLAIMS"]  # pause: the item before
+    assert keys(m, "---") == ["7 OFR", "6 OFR", "5 OFR"]
+    assert keys(m, "m+") == ["AUTO CLA", "CALL CLA"]
+    assert keys(m, "m") == ["60+30 RIF"]
+    assert keys(m, "mpp") == ["2 SND", "60+30 RIF", "CALL CLA"]  # pause: the item before
     assert press(m, MODE, LONG) == DONE
     assert m.result() == {
         "game": "renju",
@@ -79,7 +86,7 @@ def test_renju_with_five_offers_and_claims():
 
 def test_free_opening_has_no_offers_and_gomoku_variants():
     m = Menu({"game": "standard", "size": 15, "time": "renju-stages"})
-    assert keys(m, "m+m") == ["OPEN DES", "OPEN FRE", "AUTO REF"]
+    assert keys(m, "m+m") == ["DESIG OPN", "FREE OPN", "AUTO CLA"]
     r = m.result()
     assert r["game"] == "standard" and r["opening"] == "free" and "offers" not in r
     assert r["time"] == "renju-stages" and "komi2" not in r
@@ -87,13 +94,13 @@ def test_free_opening_has_no_offers_and_gomoku_variants():
 
 def test_handicap_takes_komi_away_and_gives_it_back():
     m = Menu()
-    assert keys(m, "mmmm") == ["RULES 88", "KO CN", "KOMI 5.5", "HCAP 0"]
-    assert keys(m, "++") == ["HCAP 1", "HCAP 2"]
+    assert keys(m, "mmmm") == ["1988 RUL", "CN KO", "5.5 KOM", "0 HCP"]
+    assert keys(m, "++") == ["1 HCP", "2 HCP"]
     assert m.settings["komi2"] == 0
-    assert keys(m, "p") == ["KOMI 0"]
-    assert keys(m, "m---") == ["HCAP 2", "HCAP 1", "HCAP 0", "HCAP 0"]
+    assert keys(m, "p") == ["0 KOM"]
+    assert keys(m, "m---") == ["2 HCP", "1 HCP", "0 HCP", "0 HCP"]
     assert m.settings["komi2"] == 11  # the 1988 komi again
-    assert keys(m, "pppp+") == ["KOMI 5.5", "KO CN", "RULES 88", "GO 19", "GO 13"]
+    assert keys(m, "pppp+") == ["5.5 KOM", "CN KO", "1988 RUL", "GO 19", "GO 13"]
     # Changing the rules with a handicap keeps komi at 0.
     m.settings["handicap"] = 4
     m.set_rules("national")
@@ -111,7 +118,7 @@ def test_cancel_restores_and_other_events_do_nothing():
     want = menus.defaults()
     want["volume"] = 3
     assert m.settings == want
-    assert m.settings["size"] == 19 and m.settings["volume"] == 3 and m.text() == "GO 19"
+    assert m.settings["size"] == 19 and m.settings["volume"] == 3 and line(m) == "GO 19"
     assert m.handle(0) == NOTHING
     assert press(m, MODE, REPEAT) == NOTHING
 
@@ -119,18 +126,19 @@ def test_cancel_restores_and_other_events_do_nothing():
 def test_values_stop_at_their_ends():
     m = Menu()
     m.item = menus.VOLUME
-    assert keys(m, "++++") == ["VOL 3"] * 4
-    assert keys(m, "----") == ["VOL 2", "VOL 1", "VOL OFF", "VOL OFF"]
+    assert keys(m, "++++") == ["3 SND"] * 4
+    assert keys(m, "----") == ["2 SND", "1 SND", "OFF SND", "OFF SND"]
     m.item = menus.KOMI
     for _ in range(40):
         press(m, PLUS)
-    assert m.text() == "KOMI 15" and m.settings["komi2"] == menus.KOMI_MAX
+    assert line(m) == "15 KOM" and m.settings["komi2"] == menus.KOMI_MAX
     press(m, MINUS)
-    assert m.text() == "KOMI14.5"
+    assert line(m) == "14.5 KOM"
 
 
 def test_every_line_fits_a_face():
-    # Every value of every item, for every game: at most 8 characters.
+    # Every value of every item, for every game: a value, and a label of 3 cells at most
+    # (tests/test_glass_texts.py reads each back off the glass).
     for g in range(len(menus.GAMES)):
         m = Menu()
         for _ in range(g):
@@ -142,14 +150,14 @@ def test_every_line_fits_a_face():
             seen = set()
             for _ in range(45):
                 t = m.text()
-                assert 0 < len(t) <= 8, (item, t)
+                assert 0 < len(t[0]) and len(t[1]) <= 3, (item, t)
                 seen.add(t)
                 if item != menus.GAME:
                     press(m, PLUS)
             assert len(seen) >= 1
     for name in PRESETS:
-        assert len(menus.time_label(name)) <= 8, name
-    assert menus.time_label("some-new-preset") == "SOME-NEW"
+        assert menus.time_label(name) != ("OTHER", ""), name
+    assert menus.time_label("byoyomi/600/5/30") == ("OTHER", "")
 
 
 def test_komi_text():
@@ -167,11 +175,11 @@ def test_the_settings_name_what_the_rules_and_the_clock_know():
     # Every value the menu can produce builds the real objects, by the cores' own names.
     from firmware.rules import go, gomoku
 
-    for _label, game, size in menus.GAMES:
+    for game, size in menus.GAMES:
         if game == "go":
             for r in menus.RULES:
-                assert r[2] in go.KO_RULES
-                go.Game(size, ko_rule=go.KO_RULES.index(r[2]))
+                assert r[1] in go.KO_RULES
+                go.Game(size, ko_rule=go.KO_RULES.index(r[1]))
             for ko in menus.KO_RULES:
                 assert ko in go.KO_RULES
         else:

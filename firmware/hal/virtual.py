@@ -26,13 +26,16 @@ Start reading at ``Hardware``. What each part is:
   unique id would be; the PC link's output, written to a stream (the pty) without ever
   blocking: a line that does not fit is dropped, as USB CDC drops what no one reads.
 
-Seven-segment glyphs are ambiguous (0/O, 1/I, 2/Z, 5/S, C/[, H/X share their segments).
-``read`` chooses by the cells around: a word with a cell only a letter lights reads as
-letters (``STON``, not ``5T0N``), other runs as digits (``59:00``); the move cells without
-the MOVE word read a point first (``Q16``, ``S15``; a column I reads as 1), the move number
-and the small pairs as digits. Some readings stay wrong (``CN 1H`` reads ``CN IH``), so
-``shown(text)`` gives what ``text`` looks like once drawn and read back this way, and tests
-compare like with like.
+Seven-segment glyphs are ambiguous (0/O, 2/Z, 5/S, C/[, H/X share their segments). ``read``
+reads as a player does (the rule is firmware/ui/texts.py's, the table of every text the faces
+show): such a cell reads as the cell after it in its word reads, as a digit before a point
+or a colon, and at the word's end as the nearest cell before it that is only a letter or
+only a digit (``STON``, not ``5T0N``; ``GO``, ``W252.5``), a word of such cells alone as
+digits (``59:00``);
+the word in the big cells says what the small cells hold (``small_mode``): a count under
+``DEAD`` (``23``, never ``Z3``), else a point first (``Q16``, ``S15``, ``O15``); the move
+number and the small pairs are digits. tests/test_glass_texts.py holds every text of the
+table to reading back as meant; ``shown(text)`` gives what ``text`` reads as once drawn.
 """
 
 import os
@@ -221,36 +224,52 @@ def _readings():
 _DIGIT, _LETTER, _OTHER = _readings()
 
 
-_ONE = F.FONT[ord("1") - 32]  # 1 and I: a point's column is read as a letter but never I
+COLUMNS = "ABCDEFGHIJKLMNOPQRST"  # a point's column: Go's (no I) and Gomoku's (A … O)
 WORDS = 0  # how a run of cells is read: words and numbers (the big cells)
 POINT = 1  # ... a point if it can be one ("Q16", "S15"), else as WORDS (the move cells' text)
-NUMBER = 2  # ... digits wherever a digit reads (the move number, the seconds, what is left)
+NUMBER = 2  # ... digits wherever a digit reads (the move number, the seconds, a count)
 
 
-def _word(cells, mode):
-    # A run of lit cells (segment bits) as text. A word with a cell that can only be a letter
-    # reads as letters (STON, not 5T0N), else as digits; in POINT mode a column letter and a
-    # row of 1 … 19 first (S15, not 515); in NUMBER mode digits wherever they read.
+def _word(cells, mode, marked=False):
+    # A run of lit cells (segment bits) as text, read as a player reads it (texts.py): a cell
+    # of one shape for a letter and a digit (0/O, 2/Z, 5/S) reads as the cell after it in the
+    # run reads, as a digit with a point or colon after it (``marked``: the run's last cell
+    # has one), and at the run's end as the nearest cell before it that is only a letter or
+    # only a digit (STON, GO, W252.5, B180), a run of such cells alone as digits; in POINT
+    # mode a column letter and a row of 1 … 19 first (S15, not 515); in NUMBER mode digits
+    # wherever they read.
     n = len(cells)
-    if mode == POINT and 2 <= n <= 3 and cells[0] in _LETTER and cells[0] != _ONE:
+    if mode == POINT and 2 <= n <= 3 and _LETTER.get(cells[0], "?") in COLUMNS:
         row = ""
         for b in cells[1:]:
             row += _DIGIT.get(b, "x")
         if row.isdigit() and row[0] != "0" and int(row) <= 19:
             return _LETTER[cells[0]] + row
-    letters = False
-    if mode != NUMBER:
-        for b in cells:
-            if b in _LETTER and b not in _DIGIT:
-                letters = True
-    out = ""
+    kind = []  # per cell: "L" only a letter, "D" only a digit, "?" either, "" neither
     for b in cells:
-        if letters and b in _LETTER:
+        d = b in _DIGIT
+        x = b in _LETTER
+        kind.append("?" if d and x else "D" if d else "L" if x else "")
+    for i in range(n - 1, -1, -1):
+        if kind[i] != "?":
+            continue
+        if mode == NUMBER or (i == n - 1 and marked):
+            kind[i] = "D"
+        elif i < n - 1:
+            kind[i] = "L" if kind[i + 1] == "L" else "D"
+        else:
+            kind[i] = "D"
+            for j in range(i - 1, -1, -1):
+                if kind[j] == "L" or kind[j] == "D":
+                    kind[i] = kind[j]
+                    break
+    out = ""
+    for i in range(n):
+        b = cells[i]
+        if kind[i] == "L":
             out += _LETTER[b]
-        elif b in _DIGIT:
+        elif kind[i] == "D":
             out += _DIGIT[b]
-        elif b in _LETTER:
-            out += _LETTER[b]
         else:
             out += _UNKNOWN
     return out
@@ -269,7 +288,7 @@ def _cells(bits, marks=None, mode=WORDS):
             if not mark:
                 continue
         if run:
-            out += _word(run, mode)
+            out += _word(run, mode, bool(mark) and b and b not in _OTHER)
             run = []
         if not b:
             out += _BLANK
@@ -343,11 +362,30 @@ def read(ram, glass=F.GLASS, on=True):
     big = _cells(bits, marks).strip()
     names = INDICATORS + ("MOVE", "SEC", "LEFT")
     shown = [names[k] for k in range(len(names)) if lit(F.IND_RUN + k)]
-    mode = NUMBER if "MOVE" in shown else POINT
+    mode = NUMBER if "MOVE" in shown else small_mode(big)
     small = _cells([cell(F.CELL_MOVE + k) for k in range(3)], None, mode).strip()
     sec = _cells([cell(F.CELL_SEC + k) for k in range(2)], None, NUMBER).strip()
     left = _cells([cell(F.CELL_LEFT + k) for k in range(2)], None, NUMBER).strip()
     return Glass(big, small, sec, left, shown, on)
+
+
+_MODES = None
+
+
+def small_mode(big):
+    """How a player reads the small cells under the word ``big`` (texts.py's table says
+    what each word comes with): NUMBER under a word that comes with a count (``DEAD 23``),
+    else POINT (a point if it can be one, else a word)."""
+    global _MODES
+    if _MODES is None:
+        from firmware.ui.texts import table
+
+        _MODES = {}
+        for entry in table():
+            word, small = entry.split("|")
+            if small == "#":
+                _MODES[word] = NUMBER
+    return _MODES.get(big, POINT)
 
 
 _scratch = None

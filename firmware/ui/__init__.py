@@ -8,6 +8,8 @@ the arbiter mode (DESIGN §1, ``firmware/ui/``).
 - ``buttons.py``: the four keys polled as a bitmask: debounce, long press, repeat, chords.
 - ``menus.py``: the settings and their menu, driven by key events.
 - ``arbiter.py``: the arbiter mode (a chord and a PIN), which hands the app action tuples.
+- ``say.py``: the words for the referee's incidents, the count and the results.
+- ``texts.py``: every text the faces can show, in one table, and how a player reads it.
 
 Everything here is pure logic over injected time (ticks of ``firmware/clock/ticks.py``) and
 injected hardware objects (pins, a PWM, a frame buffer), so the tests run it with fakes and

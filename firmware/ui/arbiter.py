@@ -32,6 +32,7 @@ from micropython import const
 
 from firmware.clock import ticks
 from firmware.ui import buttons
+from firmware.ui import texts as T
 
 BLACK = const(1)
 WHITE = const(2)
@@ -77,30 +78,14 @@ ACTION_NAMES = (
     "late arrival",
 )
 
-# The list, in order; PAUSE stands for PAUSE or RESUME.
+# The list, in order; PAUSE stands for PAUSE or RESUME. Its labels and the results' words
+# are firmware/ui/texts.py's (ARB_LIST by action, ARB_RESULTS by result).
 MENU = (PAUSE, ADJUST, UNDO, WARNING, RESULT, TIMEOUT_PASS, SEAL, LATE, EXIT)
-_LABELS = {
-    PAUSE: "PAUSE",
-    RESUME: "RESUME",
-    ADJUST: "ADJUST",
-    UNDO: "UNDO",
-    WARNING: "WARNING",
-    RESULT: "RESULT",
-    TIMEOUT_PASS: "TO PASS",
-    SEAL: "SEAL",
-    LATE: "LATE",
-    EXIT: "EXIT",
-}
 RESULTS = (BLACK, WHITE, DRAW, BOTH_LOSE)
-_RESULT_TEXT = {BLACK: "RES B", WHITE: "RES W", DRAW: "RES DRAW", BOTH_LOSE: "RES LOSE"}
 
 PIN_LEN = const(4)
 ATTEMPTS = const(3)
 LOCKOUT_MS = const(60000)
-
-
-def _side_text(side):
-    return "B" if side == BLACK else "W"
 
 
 class Arbiter:
@@ -291,24 +276,28 @@ class Arbiter:
     # ---- what the faces show ----------------------------------------------------------------
 
     def text(self, now):
-        """The line for the faces (at most 8 characters); "" when idle and not locked."""
+        """``(big, small)`` for the faces (firmware/ui/texts.py's words): the PIN's digits
+        with ``PIN`` in the small cells, a label of the list, a field's value with its side
+        (or ``RES``); ("", "") when idle and not locked, ``CLOSED`` and the seconds left
+        while locked."""
         if self.state == IDLE:
             left = self.lock_left(now)
-            return "LOCK %d" % ((left + 999) // 1000) if left else ""
+            return (T.CLOSED, str((left + 999) // 1000)) if left else ("", "")
         if self.state == PIN:
-            return "PIN" + "-" * self.pos + str(self.digit) + "_" * (PIN_LEN - 1 - self.pos)
+            rest = PIN_LEN - 1 - self.pos
+            return (T.PIN_TAKEN * self.pos + str(self.digit) + T.PIN_TO_COME * rest, T.PIN)
         if self.state == LIST:
             a = MENU[self.index]
             if a == PAUSE and self.paused:
                 a = RESUME
-            return _LABELS[a]
+            return (T.ARB_LIST[a], "")
         a = self.action
         if a == RESULT:
-            return _RESULT_TEXT[self.result]
+            return (T.ARB_RESULTS[self.result], T.ARB_RESULT)
+        side = T.SIDES[self.side]
         if a == ADJUST and self.field:
             t = self.minutes * 60 + self.seconds
-            sign = "-" if t < 0 else "+"
+            sign = T.SIGNS[1 if t < 0 else 0]
             t = -t if t < 0 else t
-            return "%s%s%d:%02d" % (_side_text(self.side), sign, t // 60, t % 60)
-        word = "ADJ" if a == ADJUST else "WARN" if a == WARNING else "LATE"
-        return word + " " + _side_text(self.side)
+            return (T.ADJ_TIME % (sign, t // 60, t % 60), side)
+        return (T.ARB_LIST[a], side)  # ADJUST, WARNING, LATE: the side to choose

@@ -1,27 +1,26 @@
 """The calibration procedure at the board, step by step on the faces (hardware/README.md).
 
-1. "EMPTY": the board empty; MODE takes frames of it.
+1. "CLEAR": the board empty; MODE takes frames of it ("CLEAR." while it does).
 2. "CAL A": black stones on the points with x + y even, white on the odd ones; MODE.
 3. "CAL B": the colours swapped; MODE.
-Then "CAL OK" (or "BAD 3" with the bad points listed in ``problems``); the calibration is
+Then "CAL OK" (or "BAD" and 3, with the bad points listed in ``problems``); the calibration is
 ``result``. The frames go through ``firmware/sensing/calibration.py``'s ``Calibrator``, the
 same procedure the tests and the simulator use.
 
 ``SelfTesting`` is the sensor self-test a maker runs after calibrating (the link's
 ``selftest``, ``tengen selftest``): the next ``TEST_FRAMES`` scans of the board at rest go
-through ``firmware/sensing/selftest.py``; the faces say "TEST..." meanwhile, then "TEST.OK", or
-"BAD" with how many points alternating with the first one's fault and point ("DEAD" "D4").
+through ``firmware/sensing/selftest.py``; the faces say "TEST." meanwhile, then "TEST.OK", or
+"BAD" with how many points alternating with the first one's fault and point ("PINNED" "D4").
+The words are firmware/ui/texts.py's.
 Its frames are copied only while it runs, and dropped once judged.
 """
 
 from micropython import const
 
-from firmware.sensing.calibration import CalibrationError, Calibrator
+from firmware.sensing.calibration import FAULT_NAMES, CalibrationError, Calibrator
+from firmware.ui import texts as T
 
 FRAMES = const(8)  # frames taken per step (the procedure needs at least 4 of the empty board)
-
-# Six big cells on the HT1621 glass: every text fits them (dots light points, take no cell).
-STEP_TEXT = ("EMPTY", "CAL A", "CAL B")
 
 # Scans the self-test judges. A live sensor's ~1.4 counts of noise read the same value in all
 # of 8 scans for about one point in 20,000 (a 19x19 board: a false "stuck" every 60 runs); in
@@ -66,14 +65,14 @@ class Calibrating:
             self.error = str(e)
 
     def text(self):
-        """What the faces show now."""
+        """What the faces show now: ``(big, small)``."""
         if self.step < 3:
-            return STEP_TEXT[self.step] + ("..." if self.taking else "")
+            return (T.CAL_STEPS[self.step] + (T.BUSY if self.taking else ""), "")
         if self.result is None:
-            return "CAL ERR"
+            return (T.CAL, T.ERR)
         if self.problems:
-            return "BAD %d" % len(self.problems)
-        return "CAL OK"
+            return (T.BAD, str(min(len(self.problems), 999)))
+        return (T.CAL_OK, "")
 
 
 class SelfTesting:
@@ -89,7 +88,7 @@ class SelfTesting:
         self.taken = 0
         self.found = None
         self.error = ""
-        self._texts = (("TEST...", "", "sensor self-test: keep the board still"),)
+        self._texts = ((T.TEST_BUSY, "", "sensor self-test: keep the board still"),)
 
     def frame(self, frame):
         """A scan while the run takes them; True when it was the last one."""
@@ -114,16 +113,20 @@ class SelfTesting:
         self.frames = None
         found = self.found
         if self.error:
-            self._texts = (("TEST", "ERR", "sensor self-test failed: " + self.error),)
+            self._texts = ((T.TEST, T.ERR, "sensor self-test failed: " + self.error),)
         elif not found:
-            self._texts = (("TEST.OK", "", "sensor self-test: every point is well"),)
+            self._texts = ((T.TEST_OK, "", "sensor self-test: every point is well"),)
         else:
             i, bits, msg = found[0]
             k = len(found)
-            first = ST.fault_names(bits)[0].upper()
+            first = T.FAULTS[0]
+            for j in range(len(FAULT_NAMES)):
+                if bits & FAULT_NAMES[j][0]:
+                    first = T.FAULTS[j]
+                    break
             bad = "%d bad point%s: %s" % (k, "" if k == 1 else "s", msg)
             point = msg[: msg.find(":")]
-            self._texts = (("BAD", str(min(k, 999)), bad), (first, point, msg))
+            self._texts = ((T.BAD, str(min(k, 999)), bad), (first, point, msg))
 
     def text(self, now):
         """``(word, small, more)`` for the faces now (a result alternates its two forms)."""

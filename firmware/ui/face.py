@@ -5,8 +5,10 @@ Every driver has the same three calls:
 - ``show(face)``: draw a ``firmware.clock.clock.Face`` (the time as the clock formatted it in
   ``face.text[:face.length]``, the move number, what is left, the flags). Only what changed
   since the last call reaches the display. True if anything was sent.
-- ``show_text(line)``: a short line (``str`` or bytes, up to 8 characters) for the menus and
-  the arbiter mode. The next ``show`` redraws the time.
+- ``show_text(line, small)``: a word (``str`` or bytes, up to six cells: '.' and ':' take
+  none) and up to three characters for the small cells, for the menus, the arbiter mode and
+  what the referee says; every one is in firmware/ui/texts.py's table. The next ``show``
+  redraws the time.
 - ``start()``: put the display in its working state (once at boot, and after a power glitch).
 
 ``HT1621Face`` is the reference design's reflective segment LCD (hardware/README.md §5): an
@@ -28,8 +30,9 @@ from micropython import const
 # ---- the seven-segment font ------------------------------------------------------------------
 # Segment bits: a (top) 0, b (top right) 1, c (bottom right) 2, d (bottom) 3, e (bottom left) 4,
 # f (top left) 5, g (middle) 6. Letters are the usual approximations; K, M, V, W, X are poor
-# on any seven-segment glass, so the menus' words avoid leaning on them. I is lit on the left
-# (e, f) so that Gomoku's column I (no letter is skipped there) does not read as a 1.
+# on any seven-segment glass, so the words avoid them (firmware/ui/texts.py says how a player
+# reads the glass, and which words may use them). I is lit on the left (e, f) so that
+# Gomoku's column I (no letter is skipped there) does not read as a 1.
 SEG_A = const(1)
 SEG_B = const(2)
 SEG_C = const(4)

@@ -1,8 +1,9 @@
 """The settings and the menu that sets them with the four keys.
 
-Start with ``Menu``: ``handle(event)`` takes the events of ``buttons.py``, ``text()`` is the
-line the faces show for the item at hand (at most 8 characters: "GO 19", "RULES 88",
-"KOMI 7.5"), ``settings`` the result, a plain dict the app journals and hands to the rules
+Start with ``Menu``: ``handle(event)`` takes the events of ``buttons.py``, ``text()`` is what
+the faces show for the item at hand, ``(big, small)``: the value in the six big cells and the
+item's label in the three small ones (``("7.5", "KOM")``, ``("1988", "RUL")``; the words are
+firmware/ui/texts.py's), ``settings`` the result, a plain dict the app journals and hands to the rules
 and the clock:
 
 - ``game``: "go", "renju", "standard" or "freestyle" (``firmware/rules/gomoku.py`` VARIANTS);
@@ -27,7 +28,9 @@ from micropython import const
 from firmware.clock.control import PRESETS
 from firmware.rules.go_count import KOMI_1988, KOMI_NATIONAL, KOMI_TAIWAN
 from firmware.settings import DEFAULTS, GO_TIME, GOMOKU_TIME
+from firmware.settings import KO_RULES as KO_ALL
 from firmware.ui import buttons
+from firmware.ui import texts as T
 
 # What ``handle`` did.
 NOTHING = const(0)
@@ -36,44 +39,29 @@ CHANGED = const(2)  # a value changed
 DONE = const(3)
 CANCEL = const(4)
 
-GAMES = (  # (label, game, size)
-    ("GO 19", "go", 19),
-    ("GO 13", "go", 13),
-    ("GO 9", "go", 9),
-    ("RENJU", "renju", 15),
-    ("GOMOKU", "standard", 15),
-    ("FREESTYL", "freestyle", 15),
+GAMES = (  # (game, size), in the order of texts.GAMES (their words)
+    ("go", 19),
+    ("go", 13),
+    ("go", 9),
+    ("renju", 15),
+    ("standard", 15),
+    ("freestyle", 15),
 )
 
-# Go rule texts (SPEC §1): (name, label, ko rule, komi in half points, free capture time).
+# Go rule texts (SPEC §1): (name, ko rule, komi in half points, free capture time); their
+# words are texts.RULES, in this order.
 RULES = (
-    ("1988", "RULES 88", "chinese", KOMI_1988, True),  # 000: 中国围棋竞赛规则 (1988)
-    ("1979", "RULES 79", "chinese", KOMI_1988, False),  # 001: 围棋竞赛规则 1979
-    ("taiwan", "TAIWAN", "situational", KOMI_TAIWAN, False),  # 003: 第6条, 第11条
-    ("national", "NATIONAL", "chinese", KOMI_NATIONAL, False),  # the current rules, 004
+    ("1988", "chinese", KOMI_1988, True),  # 000: 中国围棋竞赛规则 (1988)
+    ("1979", "chinese", KOMI_1988, False),  # 001: 围棋竞赛规则 1979
+    ("taiwan", "situational", KOMI_TAIWAN, False),  # 003: 第6条, 第11条
+    ("national", "chinese", KOMI_NATIONAL, False),  # the current rules, 004
 )
-KO_RULES = ("chinese", "positional", "situational")
-KO_LABELS = ("KO CN", "KO POS", "KO SIT")
+KO_RULES = ("chinese", "positional", "situational")  # the menu's; settings.KO_RULES all
 KOMI_MAX = const(30)  # half points: up to 15 points
 HANDICAP_MAX = const(9)
 OFFERS_MAX = const(10)
 VOLUME_MAX = const(3)
 
-# Short labels of the time presets (8 characters at most); another name shows itself.
-TIME_LABELS = {
-    "cn-national": "CN 3H",
-    "cn-local": "CN 1H",
-    "japanese-5x30": "JP 5X30",
-    "canadian-25-10": "CA 25-10",
-    "fischer-30-30": "FI 30+30",
-    "renju-rif": "RIF60+30",
-    "renju-stages": "RJ STAGE",
-    "ing-penalty": "ING PEN",
-    "quick": "QUICK",
-    "blitz-delay": "BLITZ 5",
-    "bronstein-15-10": "BR 15+10",
-    "shared-2h": "SHARE 2H",
-}
 TIMES = tuple(sorted(PRESETS))
 
 # The items, in menu order.
@@ -110,14 +98,14 @@ def defaults():
 
 def komi_text(komi2):
     """Komi in points from half points: "7.5", "6", "-0.5"."""
-    sign = "-" if komi2 < 0 else ""
+    sign = T.SIGNS[1] if komi2 < 0 else ""
     k = -komi2 if komi2 < 0 else komi2
-    return sign + str(k // 2) + (".5" if k % 2 else "")
+    return sign + str(k // 2) + (T.HALF if k % 2 else "")
 
 
 def time_label(name):
-    """A time preset's short label."""
-    return TIME_LABELS.get(name) or name.upper()[:8]
+    """A time preset's ``(big, small)`` (texts.TIMES); a spec from the PC shows OTHER."""
+    return T.TIMES.get(name) or T.OTHER_TIME
 
 
 def _cycle(values, current, step):
@@ -193,9 +181,8 @@ class Menu:
         item = self.item
         if item == GAME:
             now = (s["game"], s["size"])
-            pairs = [(g, n) for _, g, n in GAMES]
-            i = pairs.index(now) if now in pairs else 0
-            _, game, size = GAMES[(i + step) % len(GAMES)]
+            i = GAMES.index(now) if now in GAMES else 0
+            game, size = GAMES[(i + step) % len(GAMES)]
             was_go = s["game"] == "go"
             s["game"] = game
             s["size"] = size
@@ -213,7 +200,7 @@ class Menu:
             if h and not s["handicap"]:
                 s["komi2"] = 0  # 让先 and handicap games have no komi (001)
             elif not h and s["handicap"]:
-                s["komi2"] = self._rule()[3]
+                s["komi2"] = self._rule()[2]
             s["handicap"] = h
         elif item == OPENING:
             s["opening"] = "free" if s["opening"] == "designated" else "designated"
@@ -237,39 +224,37 @@ class Menu:
         s = self.settings
         s["rules"] = name
         r = self._rule()
-        s["ko"] = r[2]
-        s["komi2"] = 0 if s["handicap"] else r[3]
-        s["free_captures"] = r[4]
+        s["ko"] = r[1]
+        s["komi2"] = 0 if s["handicap"] else r[2]
+        s["free_captures"] = r[3]
 
     def text(self, item=None):
-        """The line for the faces: the item and its value, at most 8 characters."""
+        """``(big, small)`` for the faces: the item's value and its label (texts.py)."""
         s = self.settings
         item = self.item if item is None else item
         if item == GAME:
-            for label, g, n in GAMES:
-                if g == s["game"] and n == s["size"]:
-                    return label
-            return s["game"].upper()[:8]
+            now = (s["game"], s["size"])
+            return T.GAMES[GAMES.index(now)] if now in GAMES else (T.QUESTION, "")
         if item == RULESET:
-            return self._rule()[1]
+            return (T.RULES[RULES.index(self._rule())], T.RULES_LABEL)
         if item == KO:
-            return KO_LABELS[KO_RULES.index(s["ko"])] if s["ko"] in KO_RULES else "KO"
+            ko = s["ko"]
+            return (T.KO[KO_ALL.index(ko)] if ko in KO_ALL else T.QUESTION, T.KO_LABEL)
         if item == KOMI:
-            k = komi_text(s["komi2"])
-            return "KOMI" + (" " if len(k) <= 3 else "") + k
+            return (komi_text(s["komi2"]), T.KOMI_LABEL)
         if item == HANDICAP:
-            return "HCAP " + str(s["handicap"])
+            return (str(s["handicap"]), T.HANDICAP_LABEL)
         if item == OPENING:
-            return "OPEN " + ("DES" if s["opening"] == "designated" else "FRE")
+            return (T.OPENINGS[s["opening"] == "designated"], T.OPENING_LABEL)
         if item == OFFERS:
-            return "OFFER " + str(s["offers"])
+            return (str(s["offers"]), T.OFFERS_LABEL)
         if item == CLAIMS:
-            return "AUTO REF" if s["claims"] == "auto" else "CLAIMS"
+            return (T.CLAIMS[s["claims"] != "auto"], T.CLAIMS_LABEL)
         if item == TIME:
             return time_label(s["time"])
         if item == VOLUME:
-            return "VOL " + (str(s["volume"]) if s["volume"] else "OFF")
-        return ""
+            return (str(s["volume"]) if s["volume"] else T.VOLUME_OFF, T.VOLUME_LABEL)
+        return ("", "")
 
     def result(self):
         """The settings that apply to the chosen game (a new dict)."""

@@ -72,7 +72,7 @@ def test_a_healthy_board_a_game_then_a_dead_sensor(tmp_path, env):
         assert lines[-1].startswith("1 faulty point (361 sensors over 16 scans)"), out
         dead.do("wait 2500")  # the faces: how many, and which, by turns
         faces = [ln for ln in dead.said if ln.startswith("face W ")]
-        assert "face W " + shown("DEAD", "D4") in faces, faces[-6:]
+        assert "face W " + shown("PINNED", "D4") in faces, faces[-6:]
         assert "face W " + shown("BAD", "1") in faces, faces[-6:]
         code, out, errs = _selftest(dead, "--json")
         assert code == 1
