@@ -11,7 +11,7 @@ they would look, and what the journal kept. Both runtimes.
 Seen on the way (issue 24): Renju with the default ten fifth-move offers (五手N打, 002
 第三条2) could not get past move 5, the fifth offer stone tripping the disturbed-board check;
 the faces now say how many offers are down of how many are due (``3/10  OFR``) and, while
-White chooses, how many are still down (``CHOOSE  10``).
+White chooses, how many are still down (``SELECT  10``).
 """
 
 from firmware.match import COUNTED, DEAD, OVER, PLAY
@@ -64,9 +64,9 @@ def _incidents(rig, game_no=1):
 
 def _menu_game(rig, pluses, label):
     # A long MODE opens the menu on the game; PLUS steps through GO 19, GO 13, GO 9, RENJU,
-    # GOMOKU, FREESTYL.
+    # STD (standard Gomoku), FREE (freestyle): the game in the big cells, its size small.
     rig.key("mode", long=True)
-    assert rig.seen("b") == "GO 19" == rig.seen("w")  # the factory's game
+    assert rig.seen("b") == "GO  19" == rig.seen("w")  # the factory's game
     for _ in range(pluses):
         rig.key("plus")
     if label:
@@ -134,7 +134,7 @@ def test_go_19_as_it_comes_a_capture_the_dead_and_the_count():
 
 def test_go_13_from_the_menu_names_points_in_its_own_coordinates_and_resigns():
     rig = _new_board()
-    _menu_game(rig, 1, "GO 13")
+    _menu_game(rig, 1, "GO  13")
     _menu_done(rig)
     assert _clock(rig.seen("b"), 1, False)
     rig.key("pause")
@@ -191,17 +191,17 @@ def _offers_and_keep(rig, offers, kept, white_6):
     assert rig.seen("b") == "OFFERS  %d" % due == rig.seen("w") and rig.heard() == ["KEY"]
     assert len(rig.match.game.offered) == due
     rig.run(3000)
-    assert rig.seen("b") == "CHOOSE  %d" % due  # Black waits for White's choice
+    assert rig.seen("b") == "SELECT  %d" % due  # Black waits for White's choice
     down = due
     for v in offers:
         if v != kept:
             rig.lift(v)
             down -= 1
-            assert rig.seen("b") == "CHOOSE  %d" % down, (v, rig.seen("b"))
+            assert rig.seen("b") == "SELECT  %d" % down, (v, rig.seen("b"))
     assert down == 1
     rig.put(white_6, "w")
     rig.press("w")
-    assert rig.seen("w") == "KEPT  " + kept and rig.heard() == ["KEY"]
+    assert rig.seen("w") == "CHOSEN  " + kept and rig.heard() == ["KEY"]
     assert rig.match.game.ply == 6 and not rig.match.game.offered
     rig.run(3000)
     assert _clock(rig.seen("b"), 7, True) and _clock(rig.seen("w"), 7, False)
@@ -218,7 +218,7 @@ def test_renju_from_the_link_ten_offers_the_swap_and_a_five():
     rig.play(UGETSU)
     assert _clock(rig.seen("w"), 4, True)
     rig.key("mode")  # White takes Black (三手可交换): the players change seats
-    assert rig.seen("b") == "SWAP" == rig.seen("w") and rig.match.game.swapped
+    assert rig.seen("b") == "CHANGE" == rig.seen("w") and rig.match.game.swapped
     rig.run(3000)
     rig.put("G8", "w")
     rig.press("w")
@@ -246,11 +246,11 @@ def test_renju_from_the_link_ten_offers_the_swap_and_a_five():
 
 def test_renju_from_the_menu_with_claims_a_foul_claimed_after_ten_offers():
     rig = _new_board()
-    _menu_game(rig, 3, "RENJU")
+    _menu_game(rig, 3, "RENJU  15")
     for _ in range(3):  # the opening, the offers, the claims
         rig.key("mode")
     rig.key("plus")
-    assert rig.seen("b") == "CLAIMS"
+    assert rig.seen("b") == "CALL  CLA"
     _menu_done(rig)
     s = rig.match.settings
     assert (s["game"], s["opening"], s["offers"], s["claims"]) == (
@@ -298,12 +298,9 @@ def test_freestyle_as_the_menu_sets_it_a_free_opening_and_an_overline_wins():
 
 def test_standard_gomoku_with_a_free_opening_an_overline_is_no_win():
     rig = _new_board()
-    _menu_game(rig, 4, "GOMOKU")
-    rig.key("mode")  # the opening: free
-    rig.key("plus")
+    _menu_game(rig, 4, "STD  15")
     _menu_done(rig)
-    s = rig.match.settings
-    assert s["game"] == "standard" and s["opening"] == "free"
+    assert rig.match.settings["game"] == "standard" and rig.match.game.opening == 0
     rig.key("pause")
     white = ("A1", "C1", "E1", "G1", "J1", "L1", "N1", "A15")
     black = ("H8", "I8", "J8", "L8", "M8", "K8")  # K8 makes six: not five
@@ -330,7 +327,7 @@ def test_the_offers_texts_read_on_the_glass_as_meant():
             big, small, more = say.offers_text(down, due)
             assert big == "%d/%d" % (down, due) and small == say.OFFERS_WORD and more
             assert V.shown(big, small) == "%d/%d  OFR" % (down, due)
-        assert V.shown(say.CHOOSE_WORD, str(due)) == "CHOOSE  %d" % due
+        assert V.shown(say.CHOOSE_WORD, str(due)) == "SELECT  %d" % due
     words = {}
     for detail in range(5):
         pts = (7 << 5 | 9, 4 << 5 | 4)
@@ -340,8 +337,8 @@ def test_the_offers_texts_read_on_the_glass_as_meant():
     assert words == {
         0: "OFFERS  2",
         inc.OFFERS_SHORT: "SHORT  2",
-        inc.OFFERS_OVER: "OVER  2",
-        inc.OFFERS_SAME: "SAME  J8",
-        inc.OFFERS_KEEP: "CHOOSE  2",
+        inc.OFFERS_OVER: "SPARE  2",
+        inc.OFFERS_SAME: "DOUBLE  J8",
+        inc.OFFERS_KEEP: "SELECT  2",
     }
     assert inc.words(inc.OFFERS, inc.OFFERS_SAME)[1] != inc.words(inc.OFFERS)[1]

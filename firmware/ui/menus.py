@@ -137,10 +137,14 @@ class Menu:
         s = self.settings
         if item in (RULESET, KO, KOMI, HANDICAP):
             return s["game"] == "go"
-        if item in (OPENING, CLAIMS):
+        # The opening and its offers are Renju's alone: a designated opening brings the swap,
+        # the offers and the forbidden moves (002 第四条1; firmware/match.py opening_of).
+        if item == CLAIMS:
             return s["game"] != "go"
+        if item == OPENING:
+            return s["game"] == "renju"
         if item == OFFERS:
-            return s["game"] != "go" and s["opening"] == "designated"
+            return s["game"] == "renju" and s["opening"] == "designated"
         return True
 
     def _move(self, step):

@@ -43,8 +43,9 @@ side's letter (``SIDES``) · ``~`` a signed time ``+m:ss`` (the arbiter's adjust
 komi in points (``menus.komi_text``) · ``&`` a margin in points, ``%`` in stones, ``;`` in
 stones from 100 with a fraction (``say.margin_text``) · ``<`` the PIN being entered
 (``PIN_*``) · ``>`` a self-check's tag (firmware/selfcheck.py) · ``!`` the clock's time
-(clock.format_time, drawn by ``show``) · ``\``` a count 0 … 999 right-aligned in three
-cells, blanks before it (``say.count_into``: ``CLR.  2``, ``CLR. 23``).
+(clock.format_time, drawn by ``show``) · a backquote: a count 0 … 999 right-aligned in three
+cells, blanks before it (``say.count_into``: ``CLR.  2``, ``CLR. 23``) · ``*`` a count
+0 … 99 (the fifth-move offers, down/due: ``3/10``).
 """
 
 # ---- the sides and the referee's incidents (ui/say.py) ----------------------------------------
@@ -85,7 +86,7 @@ INCIDENT = (
 # An OFFERS incident by its detail (incidents.py: 0 taken, OFFERS_SHORT 1 … OFFERS_KEEP 4):
 # the offers taken, or why the press was refused: too few, too many ("OVER" has a V, which
 # reads as u), two of one shape (with the offer to move), White not keeping exactly one.
-OFFERS_SAY = ("OFFERS", "SHORT", "SPARE", "SAME", "SELECT")
+OFFERS_SAY = ("OFFERS", "SHORT", "SPARE", "DOUBLE", "SELECT")
 # Renju's fifth move (五手N打) at the board: while Black puts the offers down, how many are
 # down of how many are due in the big cells ("3/10") and this label in the small ones; while
 # White chooses, SELECT with how many offered stones are still down.
@@ -221,7 +222,7 @@ def table():
         t.append(w + "|@")
     for w in OFFERS_SAY:
         t.append(w + ("|@" if w == OFFERS_SAY[3] else "|#"))
-    t.append("#/#|" + OFFERS_LABEL)  # Black's offers: down/due
+    t.append("*/*|" + OFFERS_LABEL)  # Black's offers: down/due
     for w in (CLEAR_WORD, PUT_WORD):  # before a game: how many are left, the next point
         t += [w + "`|@", w + "`|" + OUTSIDE]
     t.append("$|@")  # the remote side's move: W E5
