@@ -199,7 +199,7 @@ def _scripted_game(b):
 
 def test_the_fifth_move_offers_on_the_faces_allocate_nothing():
     # Renju's ten offers going down and White lifting nine: the passes that count them on
-    # the faces ("3/10" OFR, CHOOSE 9) allocate nothing; the presses of the offers and of
+    # the faces ("3/10" OFR, SELECT 9) allocate nothing; the presses of the offers and of
     # White's choice are left out (their lists are made once a game).
     b = Board("renju-rif", game="renju", opening="designated", offers=10)
     b.start()
@@ -222,7 +222,7 @@ def test_the_fifth_move_offers_on_the_faces_allocate_nothing():
     b.counting = True
     for k, (x, y) in enumerate(offers[1:]):
         b.lift(x + m, y + m)
-        assert black_face.word == "CHOOSE" and bytes(black_face.small) == b"%d" % (9 - k)
+        assert black_face.word == "SELECT" and bytes(black_face.small) == b"%d" % (9 - k)
     assert not b.app.errors and not b.match.referee.scattered
     if _COUNTED:
         assert b.passes > 100 and b.bytes == 0, (b.passes, b.bytes)

@@ -85,10 +85,14 @@ def test_renju_with_five_offers_and_claims():
 
 
 def test_free_opening_has_no_offers_and_gomoku_variants():
+    # Standard and freestyle Gomoku open free (002 第四条1): no opening, no offers to set.
     m = Menu({"game": "standard", "size": 15, "time": "renju-stages"})
-    assert keys(m, "m+m") == ["DESIG OPN", "FREE OPN", "AUTO CLA"]
+    assert keys(m, "m+") == ["AUTO CLA", "CALL CLA"]
     r = m.result()
-    assert r["game"] == "standard" and r["opening"] == "free" and "offers" not in r
+    assert r["game"] == "standard" and "opening" not in r and "offers" not in r
+    renju = Menu({"game": "renju", "size": 15, "time": "renju-rif"})
+    assert keys(renju, "m+m") == ["DESIG OPN", "FREE OPN", "AUTO CLA"]
+    assert renju.result()["opening"] == "free" and "offers" not in renju.result()
     assert r["time"] == "renju-stages" and "komi2" not in r
 
 

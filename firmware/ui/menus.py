@@ -266,7 +266,9 @@ class Menu:
         out = {"game": s["game"], "size": s["size"], "time": s["time"], "volume": s["volume"]}
         keys = ("rules", "ko", "komi2", "free_captures", "handicap")
         if s["game"] != "go":
-            keys = ("opening", "claims") + (("offers",) if s["opening"] == "designated" else ())
+            keys = ("claims",)
+            if s["game"] == "renju":  # the opening is Renju's alone (see ``applies``)
+                keys += ("opening",) + (("offers",) if s["opening"] == "designated" else ())
         for k in keys:
             out[k] = s[k]
         return out
