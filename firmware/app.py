@@ -52,6 +52,14 @@ _ALTERNATE_MS = const(2000)  # the count's two forms take turns on the faces
 SCAN_SAY_MS = const(600000)  # a scan that stalls again is said on the faces at most this often
 TEST_SHOW_MS = const(8000)  # the self-test's result on the faces (each of its forms twice)
 
+# The faces' words at Go's end (the glass's six big and three small cells).
+DEAD_WORD = "DEAD"  # big: both passed, lift the dead stones; small: how many are lifted
+LIFT_WORD = "LIFT"  # big, with how many of the engine's dead stones are left (LIFT 3, up to
+# LIFT99); small: the next of them to lift (C3). On the player's face, against an engine.
+OK_ASK = "OK?"  # small, under the count: this side has not confirmed it yet
+OK_DONE = "OK"  # small, under the count: this side confirmed it
+COUNT_NO = "NO"  # small, under the count on the engine's face: its count differs
+
 
 class Paddles:
     """The two clock paddles: ``hit(side, tick)`` from the hard IRQ, ``take()`` in the task."""
@@ -145,6 +153,9 @@ class App:
         self._smalls = (None, _texts(), _texts())
         self._small = bytearray(3)
         self._dead = _texts()
+        self._lift_word = bytearray(6)  # LIFT and how many (``_lift``)
+        self._lift_smalls = _texts()
+        self._lift_small = b""
         self._texts_for = None
         self._texts = ()
         self.heard = 0  # referee incidents already said
@@ -476,7 +487,7 @@ class App:
         self.heard = log.total
         while j < log.size:
             kind = log.kind(j)
-            if kind != 1 and kind != 17:
+            if kind != 1 and kind != 17 and kind != 28:  # REMOTE_DEAD: the DEAD face says it
                 self._say_one(log, j, kind, now)
             j += 1
 
@@ -613,21 +624,57 @@ class App:
     def _phase_text(self, f, side, now, flags):
         m = self.match
         if m.phase == 1:  # DEAD: lift the dead stones, then MODE
+            if side != m.remote and m.proposed is not None and self._lift(m):
+                f.show_text(self._lift_word, self._lift_small, flags, "lift the engine's dead")
+                return
             dead = self._dead[say.digits_into(self._small, m.referee.ndead())]
             i = 0
             while i < len(dead):
                 dead[i] = self._small[i]
                 i += 1
-            f.show_text("DEAD", dead, flags, "lift the dead, then MODE")
+            f.show_text(DEAD_WORD, dead, flags, "lift the dead, then MODE")
             return
         t = self._phase_texts(m)
         if m.phase == 2:  # COUNTED: the count both ways, until both confirm
             first = (ticks.diff(now, 0) // _ALTERNATE_MS) % 2 == 0
-            small = "OK" if m.confirmed & side else "OK?"
+            small = OK_DONE if m.confirmed & side else OK_ASK
+            if side == m.remote and m.differs and m.differs == m.counts:
+                small = COUNT_NO
             f.show_text(t[0] if first else t[1], small, flags, t[2])
         else:  # OVER: the result until the next game
             f.show_text(t[0], t[1], flags, t[2])
 
+    @micropython.native
+    def _lift(self, m):
+        # The engine's dead stones still on the board: LIFT and how many in ``_lift_word``,
+        # the first's point in ``_lift_small`` (written in place); how many (0: all lifted).
+        left = m.proposed_left()
+        if not left:
+            return 0
+        w = self._lift_word
+        k = say.digits_into(self._small, left if left < 99 else 99)
+        i = 0
+        while i < 4:
+            w[i] = LIFT_BYTES[i]
+            i += 1
+        w[4] = 32
+        w[5] = 32
+        i = 0
+        while i < k:
+            w[6 - k + i] = self._small[i]
+            i += 1
+        p = m.proposed_first
+        n = m.referee.n
+        k = say.small_into(self._small, 0, 1, (p // n) << 5 | p % n, False)
+        small = self._lift_smalls[k]
+        i = 0
+        while i < k:
+            small[i] = self._small[i]
+            i += 1
+        self._lift_small = small
+        return left
+
+    @micropython.native  # called on every pass: as bytecode its frame would be borrowed
     def _phase_texts(self, m):
         # The count's or the result's texts, made when it changes, not on every pass.
         key = m.counted if m.phase == 2 else m.result
@@ -746,6 +793,9 @@ class App:
                 self.journal.settle()  # every record is already durable: finish any packing
             except Exception as e2:
                 self.errors.append(("journal", repr(e2)))
+
+
+LIFT_BYTES = LIFT_WORD.encode()
 
 
 def _sound(k):

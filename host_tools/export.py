@@ -25,6 +25,7 @@ from sgfmill import sgf
 from firmware.clock import control as C
 from firmware.referee import incidents as INC
 from firmware.rules.go import fixed_handicap
+from firmware.rules.go_count import result_sgf
 from firmware.store import records as R
 
 # Why a game ended (the RESULT record's ``reason``): firmware/match.py END_*, and 5 the
@@ -133,7 +134,9 @@ def read_game(records) -> Game:
             text = "incident: " + _incident_words(kind)
             if points:
                 text += " at " + ", ".join(_label(q, header) for q in points)
-            if detail:
+            if kind == INC.COUNT_DIFFERS:  # detail: the remote side's count, quarter stones
+                text += "; it counts %s" % result_sgf(detail)
+            elif detail:
                 text += " (detail %d)" % detail
             note(move_no, text)
         elif t == R.EDIT:
