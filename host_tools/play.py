@@ -344,8 +344,11 @@ def _go_end(player, engine, summary: dict, say) -> bool:
         try:
             player.answer_count(answered, agree, engine4)
         except BoardError as e:
-            if e.code not in ("stale", "not_now"):
-                raise  # counted again or ended meanwhile: the next wait says which
+            if e.code == "not_remote":  # the board restarted (a power cut) and forgot them
+                player.propose_dead(dead)
+                player.answer_count(answered, agree, engine4)
+            elif e.code not in ("stale", "not_now"):
+                raise  # (stale, not_now: counted again or ended meanwhile: the next wait)
 
 
 def main_text(summary: dict) -> str:

@@ -790,47 +790,17 @@ class Server:
             raise Reject("no_game", "no game in progress")
         return {"clocks": list(m.clocks())}
 
-    # Go's end against an engine: ``dead`` gives the board the stones the remote side calls
-    # dead ({"points": [codes]}, after both passed), which the player's face names until they
-    # are lifted; ``confirm`` is the remote side's answer to a count on the faces
-    # ({"count_no": the state's, "agree": true} confirms it for that side; "agree": false
-    # with its own "margin4" says the counts differ, on the faces and in the journal). Like
-    # ``move``, they need a remote side and carry no PIN: they only act for that side.
+    # Go's end against an engine (firmware/link/ending.py, loaded when used): ``dead``, the
+    # stones the remote side calls dead; ``confirm``, its answer to a count on the faces.
     def cmd_dead(self, req):
-        points = _field(req, "points", list)
-        if len(points) > 400:
-            raise Reject("bad_value", "points: at most 400")
-        for p in points:
-            if not isinstance(p, int) or p is True or p is False or not 0 <= p < 1023:
-                raise Reject("bad_value", "points: point codes (y << 5 | x)")
-        m = self._match()
-        if not hasattr(m, "remote_dead"):
-            raise Reject("not_remote", "this game has no remote side")
-        err = m.remote_dead(points, self.now())
-        if err:
-            words = {
-                "not_remote": "no side is played from the PC: set remote first",
-                "not_now": "the dead stones come after two passes",
-            }
-            raise Reject(err, m.why or words.get(err, err))
-        return {"dead": points}
+        from firmware.link.ending import dead
+
+        return dead(self, req)
 
     def cmd_confirm(self, req):
-        count_no = _int(req, "count_no", 0, 1 << 30)
-        agree = _field(req, "agree", bool)
-        margin4 = _int(req, "margin4", -32768, 32767, 0)
-        m = self._match()
-        if not hasattr(m, "remote_verdict"):
-            raise Reject("not_remote", "this game has no remote side")
-        err = m.remote_verdict(count_no, agree, margin4, self.now())
-        if err:
-            words = {
-                "not_remote": "the remote side gave no dead stones: its paddle confirms",
-                "not_now": "no count on the faces",
-                "stale": "the count changed: %d is on the faces" % m.counts,
-            }
-            raise Reject(err, words.get(err, err))
-        return {"result": m.result, "confirmed": m.confirmed}
+        from firmware.link.ending import confirm
+
+        return confirm(self, req)
 
 
 COMMANDS = {
