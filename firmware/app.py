@@ -56,7 +56,6 @@ _ALTERNATE_MS = const(2000)  # the count's two forms take turns on the faces
 SCAN_SAY_MS = const(600000)  # a scan that stalls again is said on the faces at most this often
 TEST_SHOW_MS = const(8000)  # the self-test's result on the faces (each of its forms twice)
 
-
 class Paddles:
     """The two clock paddles: ``hit(side, tick)`` from the hard IRQ, ``take()`` in the task."""
 
@@ -151,6 +150,9 @@ class App:
         self._dead = _texts()
         self._offers_buf = bytearray(5)  # the fifth-move offers' count, "3/10", by length
         self._offers_texts = _texts() + (bytearray(4), bytearray(5))
+        self._lift_word = bytearray(7)  # DEAD. and how many (``_lift``)
+        self._lift_smalls = _texts()
+        self._lift_small = b""
         self._texts_for = None
         self._texts = ()
         self.heard = 0  # referee incidents already said
@@ -538,7 +540,7 @@ class App:
             kind = log.kind(j)
             if kind == 25:  # NOT_CLEAR: the faces name the points to clear (``clearing``)
                 self.beep(_FAULT, now)
-            elif kind != 1 and kind != 17:
+            elif kind != 1 and kind != 17 and kind != 28:  # REMOTE_DEAD: the DEAD face says it
                 self._say_one(log, j, kind, now)
             j += 1
 
@@ -712,6 +714,9 @@ class App:
     def _phase_text(self, f, side, now, flags):
         m = self.match
         if m.phase == 1:  # DEAD: lift the dead stones, then MODE
+            if side != m.remote and m.proposed is not None and self._lift(m):
+                f.show_text(self._lift_word, self._lift_small, flags, "lift the engine's dead")
+                return
             dead = self._dead[say.digits_into(self._small, m.referee.ndead())]
             i = 0
             while i < len(dead):
@@ -723,10 +728,44 @@ class App:
         if m.phase == 2:  # COUNTED: the count both ways, until both confirm
             first = (ticks.diff(now, 0) // _ALTERNATE_MS) % 2 == 0
             small = T.OK if m.confirmed & side else T.ASK
+            if side == m.remote and m.differs and m.differs == m.counts:
+                small = T.NO  # the engine's count differs
             f.show_text(t[0] if first else t[1], small, flags, t[2])
         else:  # OVER: the result until the next game
             f.show_text(t[0], t[1], flags, t[2])
 
+    @micropython.native
+    def _lift(self, m):
+        # The engine's dead stones still on the board: "DEAD." and how many (two cells, 99 at
+        # most: texts.LIFT_DEAD) in ``_lift_word``, the first's point in ``_lift_small``
+        # (written in place); how many (0: all lifted).
+        left = m.proposed_left()
+        if not left:
+            return 0
+        w = self._lift_word
+        k = say.digits_into(self._small, left if left < 99 else 99)
+        i = 0
+        while i < 5:
+            w[i] = LIFT_BYTES[i]
+            i += 1
+        w[5] = 32
+        w[6] = 32
+        i = 0
+        while i < k:
+            w[7 - k + i] = self._small[i]
+            i += 1
+        p = m.proposed_first
+        n = m.referee.n
+        k = say.small_into(self._small, 0, 1, (p // n) << 5 | p % n, False)
+        small = self._lift_smalls[k]
+        i = 0
+        while i < k:
+            small[i] = self._small[i]
+            i += 1
+        self._lift_small = small
+        return left
+
+    @micropython.native  # called on every pass: as bytecode its frame would be borrowed
     def _phase_texts(self, m):
         # The count's or the result's texts, made when it changes, not on every pass.
         key = m.counted if m.phase == 2 else m.result
@@ -980,6 +1019,9 @@ class App:
                 self.journal.settle()  # every record is already durable: finish any packing
             except Exception as e2:
                 self.errors.append(("journal", repr(e2)))
+
+
+LIFT_BYTES = T.LIFT_DEAD.encode()
 
 
 def _sound(k):

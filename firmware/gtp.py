@@ -19,7 +19,7 @@ from firmware.link.server import FIRMWARE as VERSION  # the firmware's one versi
 from firmware.rules.coords import GO_COLUMNS, parse_vertex, vertex
 from firmware.rules.go import KO_RULES, Game, fixed_handicap
 from firmware.rules.go_board import BLACK, REASONS, WHITE
-from firmware.rules.go_count import KOMI_NATIONAL, count, result_sgf
+from firmware.rules.go_count import count, result_sgf
 
 NAME = "Tengen"
 
@@ -247,9 +247,15 @@ class Admin:
 class Engine(Admin):
     """One GTP session: a game of Go, its komi and the arbiter's last repetition report."""
 
-    def __init__(self, size=19, komi2=KOMI_NATIONAL):
-        self.game = Game(size)
-        self.komi2 = komi2
+    def __init__(self, size=None, komi2=None):
+        # The board's factory settings (firmware/settings.py) unless told otherwise: a game
+        # here starts as a new board's would (19x19, komi 5.5, the chinese ko rule).
+        from firmware.settings import DEFAULTS
+
+        self.game = Game(
+            DEFAULTS["size"] if size is None else size, KO_RULES.index(DEFAULTS["ko"])
+        )
+        self.komi2 = DEFAULTS["komi2"] if komi2 is None else komi2
         # The ply whose position the last move recreated (chinese ko rule), -1 if none. Kept
         # here, not read from game.repeat later: is_legal's trial moves reset that.
         self.repetition = -1

@@ -24,8 +24,19 @@ _STARS = ((3, 3), (11, 3), (3, 11), (11, 11), (7, 7))  # 第一条1: D4 L4 D12 L
 
 
 def new_game(engine, variant, size=15):
-    """Start a new game of ``variant`` (an index of VARIANTS) on the engine."""
-    engine.gomoku = Gomoku(variant, size)
+    """Start a new game of ``variant`` (an index of VARIANTS) on the engine, with the
+    board's factory claim mode (firmware/settings.py). The opening stays free: the
+    designated opening's fifth-move offers are laid at the board, and GTP has no command
+    for them."""
+    engine.gomoku = Gomoku(variant, size, claims=_claims())
+
+
+def _claims():
+    # The board's factory claim mode, as an index of gomoku.CLAIM_MODES.
+    from firmware.rules.gomoku import CLAIM_MODES
+    from firmware.settings import DEFAULTS
+
+    return CLAIM_MODES.index(DEFAULTS["claims"])
 
 
 def _vx(game, text):
@@ -157,7 +168,7 @@ def load(variant, sgf, nodes, info, stop):
     moves = sgf.moves(nodes, size)
     nodes = None
     gc.collect()
-    game = Gomoku(variant, size)
+    game = Gomoku(variant, size, claims=_claims())
     to_move = BLACK
     if info["pl"]:
         to_move = BLACK if info["pl"] == "B" else WHITE

@@ -127,6 +127,14 @@ class Match:
         self.wrong = -1  # the point a stone for it was put on instead (logged once)
         self.why = ""  # why the last remote move was not taken, in words
         self.committing = False  # the board itself presses for the remote side
+        # Go's end against a remote side that counts (an engine, ``remote_dead``): the stones
+        # it calls dead (referee indices, None until it said), the counts made so far (each
+        # MODE makes one: the remote answers a numbered count, ``remote_verdict``) and the
+        # number of the count it did not share (0 none).
+        self.proposed = None
+        self.proposed_first = -1
+        self.counts = 0
+        self.differs = 0
 
     @classmethod
     def resume(cls, resumed, sensing, journal):
@@ -220,6 +228,8 @@ class Match:
         is on the faces, the press is that player's confirmation of it (CONFIRMED)."""
         clock = self.clock
         if self.phase == COUNTED:
+            if side == self.remote and self.proposed is not None:
+                return IGNORED  # a remote side that counts confirms from the PC
             self.confirm(side, at)
             return CONFIRMED
         if self.result or clock.running != side or clock.state != 1:
@@ -417,6 +427,7 @@ class Match:
         self.counted = (margin4, c)
         self.dead = [y << 5 | x for x, y in self.referee.dead_stones()]  # as counted
         self.confirmed = 0
+        self.counts += 1
         self.phase = COUNTED
         self._journal_incidents()
         return c
@@ -445,6 +456,8 @@ class Match:
         self.phase = PLAY
         self.counted = None
         self.confirmed = 0
+        self.proposed = None  # nothing agreed: the next two passes bring a new proposal
+        self.differs = 0
         self.game.passes = 0
         self.referee.ending = False
         self._log(inc.DISPUTE, (), 0, now)
@@ -452,6 +465,84 @@ class Match:
         self.clock.resume(now)
         self.snapshot()
         return True
+
+    def remote_dead(self, points, now):
+        """The stones the remote side (an engine: GTP ``final_status_list dead``) calls dead,
+        once both passed (phase DEAD or COUNTED): the player's face names them one at a time
+        until they are lifted (firmware/app.py), the journal keeps them, and from now on the
+        remote side's confirmation of the count comes from the PC (``remote_verdict``), not
+        from its paddle. "" if taken, else why not: "not_remote", "not_now", "not_a_stone"
+        (``why`` says which point)."""
+        from firmware.ui import say
+
+        self.why = ""
+        if not self.remote:
+            return "not_remote"
+        if self.phase != DEAD and self.phase != COUNTED:
+            return "not_now"
+        r = self.referee
+        n = r.n
+        board = self.game.board
+        idx = array("H")
+        for p in points:
+            x = p & 31
+            y = p >> 5
+            if x >= board.size or y >= board.size or not board.color_at(x, y):
+                self.why = "%s: no stone there" % say.point_name(p, False)
+                return "not_a_stone"
+            idx.append(y * n + x)
+        self.proposed = idx
+        self.differs = 0
+        self._log(inc.REMOTE_DEAD, points, 0, now)
+        return ""
+
+    @micropython.native
+    def proposed_left(self):
+        """How many of the remote side's dead stones are still on the board; the referee
+        index of the first of them in ``proposed_first`` (-1 none): what the player's face
+        names. Allocates nothing (the faces ask on every pass)."""
+        idx = self.proposed
+        k = 0
+        first = -1
+        if idx is not None:
+            seen = self.referee.seen
+            i = 0
+            while i < len(idx):
+                j = idx[i]
+                if seen[j] != 0:  # not EMPTY: still there
+                    if first < 0:
+                        first = j
+                    k += 1
+                i += 1
+        self.proposed_first = first
+        return k
+
+    def remote_verdict(self, count_no, agree, margin4, now):
+        """The remote side's answer to the count ``count_no`` on the faces: ``agree`` confirms
+        it for that side (both confirmed: the result); else its own count ``margin4`` (quarter
+        stones, Black positive) differs: said on both faces and journaled (COUNT_DIFFERS, with
+        the stones in question: its dead stones still on the board, the lifted ones it does
+        not call dead), and the count waits for the players (lift, put back and MODE again, or
+        dispute with PAUSE). "" if taken, else "not_remote", "not_now" or "stale" (another
+        count is on the faces now)."""
+        if not self.remote or self.proposed is None:
+            return "not_remote"
+        if self.phase != COUNTED:
+            return "not_now" if count_no != self.counts or not self.result else ""
+        if count_no != self.counts:
+            return "stale"
+        if agree:
+            self.confirm(self.remote, now)
+            return ""
+        if self.differs != count_no:
+            self.differs = count_no
+            n = self.referee.n
+            lifted = self.dead
+            said = [(i // n) << 5 | i % n for i in self.proposed]
+            points = [p for p in said if p not in lifted] + [p for p in lifted if p not in said]
+            m4 = margin4 if -32768 <= margin4 < 32768 else 0
+            self._log(inc.COUNT_DIFFERS, points[:_JOURNAL_POINTS], m4, now)
+        return ""
 
     def claim(self, now):
         """Gomoku in claim mode: the claim key. The player who can claim does (a five not yet

@@ -41,6 +41,7 @@ package(  # noqa: F821
         "hal/pins.py",
         "hal/rp2040.py",
         "link/__init__.py",
+        "link/ending.py",
         "link/hmac.py",
         "link/protocol.py",
         "link/server.py",

@@ -254,6 +254,47 @@ class BoardPlayer:
 
         return self._wait(counted, timeout, "count")
 
+    def propose_dead(self, points: list[int]) -> None:
+        """Go's end, after two passes: the stones the remote side (an engine) calls dead.
+        The player's face names them one at a time until lifted; from now on the remote
+        side's confirmation of the count is ``answer_count``'s, not its paddle's."""
+        self._request("dead", points=list(points))
+
+    def wait_end(self, answered: int = 0, timeout: float | None = None) -> dict:
+        """After two passes, the board's next word on the end: ``{"phase": "counted",
+        "count_no", "margin4", "dead"}`` for a count (numbered) after ``answered``;
+        ``{"phase": "play"}`` when the players disputed it (以实战解决: play goes on);
+        ``{"phase": "over", "result"}`` once the game has its result (the count confirmed by
+        both, the arbiter's, a resignation ...)."""
+
+        def ended(s: dict):
+            if s.get("result"):
+                return {"phase": "over", "result": s["result"]}
+            phase = s.get("phase")
+            if phase == "play":
+                return {"phase": "play"}
+            no = s.get("count_no") or 0
+            if phase == "counted" and no > answered and s.get("margin4") is not None:
+                return {
+                    "phase": "counted",
+                    "count_no": no,
+                    "margin4": s["margin4"],
+                    "dead": list(s.get("dead") or []),
+                }
+            return None
+
+        return self._wait(ended, timeout, "count")
+
+    def answer_count(self, count_no: int, agree: bool, margin4: int | None = None) -> dict:
+        """The remote side's answer to the count ``count_no``: ``agree`` confirms it for that
+        side; else its own count ``margin4`` (quarter stones, Black positive) differs, which
+        the board says and journals. The reply: {"result", "confirmed"}. BoardError "stale"
+        when the players counted again meanwhile."""
+        fields: dict = {"count_no": count_no, "agree": bool(agree)}
+        if margin4 is not None:
+            fields["margin4"] = max(-32768, min(32767, int(margin4)))
+        return self._request("confirm", **fields)
+
     def close(self) -> None:
         """Turn the board's events off (the link stays open: its owner closes it)."""
         try:

@@ -133,7 +133,9 @@ def play(
 ) -> None:
     """The PC runs an engine against the player at the board: a GTP engine for Go (GNU Go,
     KataGo...), a Gomocup brain for Renju and Gomoku, with the game, komi, handicap and time
-    from the board's settings. The board shows the engine's moves for the player to place."""
+    from the board's settings. The board shows the engine's moves for the player to place;
+    in Go, after two passes, the stones the engine calls dead. It ends with the board's result
+    once both sides confirmed it (exit 0); a game left without one exits 1."""
     from host_tools import play as P
     from host_tools.link import LinkError
 
@@ -151,6 +153,7 @@ def play(
     except LinkError as e:
         raise _link_failed(port, e, json_out) from None
     except KeyboardInterrupt:
+        err.print("interrupted: no result (the game stays on the board)", markup=False)
         raise typer.Exit(130) from None
     if json_out:
         typer.echo(P.main_text(summary))

@@ -374,6 +374,11 @@ class GtpEngine(_Engine):
     def final_score(self) -> str:
         return self.send("final_score")
 
+    def final_status_list(self, status: str = "dead") -> list[int]:
+        """The stones the engine judges ``status`` (``dead``, ``alive``, ``seki``) at the
+        end: their point codes (GTP answers them on one or more lines)."""
+        return [self._point(v) for v in self.send("final_status_list " + status).split()]
+
     def _goodbye(self) -> None:
         self.send("quit", QUIT_TIMEOUT)
 

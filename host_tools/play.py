@@ -8,10 +8,18 @@ Then, move by move: the engine's move is shown on the board's faces until the pl
 the stone there (``BoardPlayer.play``); the player's move is read at the board
 (``BoardPlayer.wait_move``) and told to the engine. The game ends by the board's rules (a
 resignation, the time, a five or a foul: ``GameOver``), by the engine resigning, or in Go after
-two passes with the players' count (the engine's own ``final_score`` printed beside it).
+two passes with the count both sides confirmed (``_go_end``): the engine's dead stones
+(``final_status_list dead``) go to the board, whose face names them for the player to lift;
+each count the player makes is answered for the engine (agreed when its ``final_score`` is the
+board's count or the lifted stones are the ones it calls dead, else the counts differ: said on
+the faces, journaled); the player's paddle confirms. A dispute at the board (PAUSE, 以实战解决)
+sends play on: GTP has no undo of a pass, so both keep the two passes in their records (as the
+board's journal does) and the next moves are played from the same position.
 
 Output: plain lines a script can read (``engine: GNU Go 3.8 plays white``, each move
-``W Q16``, ``result: B+3.5``), and a summary dict that ``--json`` prints.
+``W Q16``, ``engine_dead: C3 D3``, ``count: W+86.5``, ``result: W+86.5``), and a summary dict
+that ``--json`` prints. ``result`` is only ever the board's result (confirmed by both, or the
+rules', the arbiter's); without one, ``error`` says why (``tengen play`` exits 1).
 """
 
 from __future__ import annotations
@@ -169,6 +177,7 @@ def run(
         "result": None,
         "engine_score": None,
         "count": None,
+        "engine_dead": None,
         "error": None,
     }
     try:
@@ -200,6 +209,8 @@ def run(
         player.close()
         if opened:
             link.close()
+    if not summary["result"] and not summary["error"]:
+        summary["error"] = "the game ended without a result at the board"
     if summary["result"]:
         say("result: %s" % summary["result"])
     if summary["error"]:
@@ -246,21 +257,98 @@ def _loop(player, engine, proto, game, ec, pc, summary, say) -> None:
         say(move_text(turn, p, game))
         passes = passes + 1 if p == PASS else 0
         if go and passes >= 2:
-            try:
-                count = player.wait_count()
-                summary["count"] = count
-                summary["result"] = count.get("result") or result_sgf(count.get("margin4", 0))
-            except GameOver as e:  # already confirmed: the result holds the count
-                summary["result"] = e.result
-            summary["engine_score"] = engine.final_score()
-            say("count: %s" % summary["result"])
-            say("engine_score: %s" % summary["engine_score"])
-            return
+            if _go_end(player, engine, summary, say):
+                return
+            passes = 0  # disputed: play goes on from the same position (以实战解决)
+            state = player.state()
+            turn = state.get("to_move", BLACK)
+            continue
         state = player.state()
         if state.get("result"):  # a five, a foul, the time: the board's rules ended it
             summary["result"] = state["result"]
             return
         turn = pc if turn == ec else ec
+
+
+def margin4_of(score: str | None) -> int | None:
+    """A GTP ``final_score`` (``W+86.5``, ``B+3``, ``0``) in quarter stones, Black positive
+    (the board's margins: a quarter stone is half a point); None if it is not one."""
+    if not score:
+        return None
+    text = score.strip().upper()
+    if text in ("0", "DRAW", "JIGO"):
+        return 0
+    if len(text) < 3 or text[0] not in "BW" or text[1] != "+":
+        return None
+    try:
+        half = round(float(text[2:]) * 2)
+    except ValueError:
+        return None
+    return half if text[0] == "B" else -half
+
+
+def _vertices(points: list[int]) -> str:
+    return " ".join(vertex(*xy(p)) for p in points) or "none"
+
+
+def _go_end(player, engine, summary: dict, say) -> bool:
+    # Two passes: the engine's dead stones to the board (the player's face names them until
+    # lifted), then each count the players make (MODE) is answered for the engine: agreed
+    # (its paddle's confirmation) when the engine's final_score is the board's count, or
+    # when the stones lifted are exactly the ones it calls dead (its own scoring may not be
+    # the board's area count: the board's rules count); else the counts differ, which the
+    # board says and journals. True once the board has the result (both confirmed, or the
+    # arbiter's, a resignation ...), False when the players disputed (play goes on).
+    try:
+        dead = engine.final_status_list("dead")
+    except EngineError as e:  # an engine without it: the player's paddles confirm for both
+        say("engine: no dead stones (%s): the player confirms for both" % e)
+        dead = None
+    try:
+        score = engine.final_score()
+    except EngineError:
+        score = None
+    summary["engine_score"] = score
+    summary["engine_dead"] = dead
+    engine4 = margin4_of(score)
+    if dead is not None:
+        player.propose_dead(dead)
+        say("engine_dead: %s" % _vertices(dead))
+    say("engine_score: %s" % score)
+    answered = 0
+    while True:
+        end = player.wait_end(answered)
+        if end["phase"] == "over":
+            summary["result"] = end["result"]
+            return True
+        if end["phase"] == "play":
+            say("count disputed at the board: play goes on")
+            summary["count"] = None
+            return False
+        answered = end["count_no"]
+        margin4 = end["margin4"]
+        summary["count"] = {"margin4": margin4, "dead": end["dead"], "agreed": None}
+        say("count: %s" % result_sgf(margin4))
+        if dead is None:
+            continue
+        same_dead = sorted(end["dead"]) == sorted(dead)
+        agree = margin4 == engine4 or same_dead
+        summary["count"]["agreed"] = agree
+        if agree:
+            say("engine agrees: waiting for the player to confirm")
+        else:
+            say(
+                "engine disagrees: it counts %s (lifted %s; it calls dead %s)"
+                % (score, _vertices(end["dead"]), _vertices(dead))
+            )
+        try:
+            player.answer_count(answered, agree, engine4)
+        except BoardError as e:
+            if e.code == "not_remote":  # the board restarted (a power cut) and forgot them
+                player.propose_dead(dead)
+                player.answer_count(answered, agree, engine4)
+            elif e.code not in ("stale", "not_now"):
+                raise  # (stale, not_now: counted again or ended meanwhile: the next wait)
 
 
 def main_text(summary: dict) -> str:

@@ -109,6 +109,10 @@ def incident(kind: int, detail: int = 0, gomoku: bool = False) -> tuple[str, str
         en = "%s's move from the remote side: put its stone down" % side(detail)
     elif kind == INC.WRONG_POINT and detail in SIDES:
         en = "not that point for %s's stone: put it where shown" % side(detail)
+    elif kind == INC.COUNT_DIFFERS:  # detail: the remote side's count, in quarter stones
+        from firmware.rules.go_count import result_sgf
+
+        zh, en = "%s（对方：%s）" % (zh, result_sgf(detail)), "%s; it counts %s" % (en, result_sgf(detail))
     elif kind == INC.NOT_CLEAR and detail > 0:
         # The detail: stones outside a smaller game's area (they have no name in it).
         zh = "%s（棋局范围外%d子）" % (zh, detail)

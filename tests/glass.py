@@ -10,7 +10,7 @@ from firmware.hal import virtual as V
 from firmware.rules.coords import GO_COLUMNS, GOMOKU_COLUMNS
 from firmware.ui import texts as T
 
-MARKS = "@#$~^&%;<>!`*"
+MARKS = "@#$~^&%;<>!`*{"
 TAGS = ("GO", "REN", "SEN", "REF", "TIC", "CRC", "HAL")  # firmware/selfcheck.py CHECKS
 
 
@@ -72,6 +72,8 @@ def _field(mark, s):
         )
     if mark == ">":
         return s in TAGS
+    if mark == "{":  # a count right-aligned in two cells
+        return len(s) == 2 and _number(s.lstrip(" "))
     if mark == "*":  # a small count: 0 … 99
         return _number(s) and int(s) <= 99
     if mark == "`":  # a count right-aligned in three cells
@@ -140,6 +142,8 @@ def fill_values(mark):
         return ("A1", "Q16", "O15", "S15", "S5", "T19", "I9", "J10", "E5", "B8", "G6")
     if mark == "#":
         return ("0", "9", "23", "55", "99", "515", "999")
+    if mark == "{":
+        return (" 0", " 1", " 2", " 5", " 9", "10", "14", "23", "55", "99")
     if mark == "*":
         return ("0", "1", "5", "9", "10", "23", "55", "99")
     if mark == "`":

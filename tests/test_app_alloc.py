@@ -281,3 +281,49 @@ def test_naming_the_points_to_clear_allocates_nothing():
     b.run(500)
     if _COUNTED:
         assert b.passes > 20 and b.bytes == 0, (b.passes, b.bytes)
+
+
+def test_the_engine_s_dead_stones_and_its_no_on_the_faces_allocate_nothing():
+    # Go's end against an engine: the player's face names its dead stones (DEAD., how many,
+    # the next point) on every pass, then the count with the engine's NO. The link's calls
+    # (the proposal, the count, the answer) are not the pass: they are left out of the count.
+    from firmware.ui import texts as T
+
+    b = Board("quick")
+    b.start()
+    black_face, white_face = b.faces
+    b.move(3, 3, BLACK)  # D4
+    b.move(15, 15, WHITE)  # Q16
+    b.move(2, 2, BLACK)  # C3
+    b.press(WHITE)
+    b.press(BLACK)  # two passes: the dead stones
+    m = b.match
+    b.counting = False
+    m.remote = WHITE
+    assert m.remote_dead([3 << 5 | 3, 2 << 5 | 2], b.now) == ""
+    b.run(100)
+    b.counting = True
+    b.run(2000)  # the PASS said, then the engine's dead stones
+    assert bytes(black_face.word) == (T.LIFT_DEAD + " 2").encode()
+    assert bytes(black_face.small) == b"D4" and white_face.word == "DEAD"
+    b.lift(3, 3)
+    assert bytes(black_face.word) == (T.LIFT_DEAD + " 1").encode()
+    assert bytes(black_face.small) == b"C3"
+    b.lift(2, 2)
+    assert black_face.word == "DEAD" and bytes(black_face.small) == b"2"
+    if _COUNTED:
+        assert b.passes > 50 and b.bytes == 0, (b.passes, b.bytes)
+    b.counting = False
+    m.count(b.now)
+    assert m.remote_verdict(m.counts, False, -40, b.now) == ""
+    b.run(100)
+    b.counting = True
+    b.run(2800)  # DIFFER said on both faces
+    assert black_face.word == white_face.word == "DIFFER"
+    b.counting = False
+    b.run(300)  # the count's texts are made once, when it changes (app._phase_texts)
+    b.counting = True
+    b.run(4000)  # the count, both ways, with the engine's NO
+    assert white_face.small == T.NO and black_face.small == "OK?"
+    if _COUNTED:
+        assert b.passes > 100 and b.bytes == 0, (b.passes, b.bytes)

@@ -181,7 +181,7 @@ def test_boardsize_range_and_reset():
 
 def test_komi_forms():
     e = Engine()
-    assert ok(e, "get_komi") == "7.5"  # default: 3¾ stones, the current national rules
+    assert ok(e, "get_komi") == "5.5"  # default: the board's, 2¾ stones (1988 rules)
     for text, shown in (
         ("6.5", "6.5"),
         ("7", "7"),
@@ -432,7 +432,7 @@ def test_final_score_of_a_constructed_position():
 
 def test_final_score_of_an_empty_board_is_komi_to_white():
     e = Engine()
-    assert ok(e, "final_score") == "W+7.5"
+    assert ok(e, "final_score") == "W+5.5"
     for komi, result in (("6.5", "W+6.5"), ("0", "0"), ("-3", "B+3"), ("0.5", "W+0.5")):
         ok(e, "komi " + komi)
         assert ok(e, "final_score") == result
@@ -616,3 +616,18 @@ def test_loadsgf_uses_the_current_ko_rule():
     ok(e, "tengen-ko_rule positional")
     r = _load(e, cycle)
     assert r == "? cannot load file (move 11 W B2 is illegal: superko)\n\n", r
+
+
+def test_defaults_are_the_boards_factory_settings():
+    # One source: firmware/settings.py's DEFAULTS, as a new board starts its games.
+    from firmware import settings as S
+    from firmware.gtp import format_komi
+    from firmware.rules.go import KO_RULES
+    from firmware.rules.gomoku import CLAIM_MODES
+
+    e = Engine()
+    assert ok(e, "get_komi") == format_komi(S.DEFAULTS["komi2"])
+    assert e.game.size == S.DEFAULTS["size"]
+    assert ok(e, "tengen-ko_rule") == S.DEFAULTS["ko"] == KO_RULES[e.game.ko_rule]
+    ok(e, "tengen-game renju")
+    assert CLAIM_MODES[e.gomoku.claims] == S.DEFAULTS["claims"]

@@ -291,3 +291,119 @@ def test_a_time_spec_from_the_pc_is_the_game_s_clock():
     assert b.journal and b.journal.game_no
     r = b.ask("settings", set={"time": "byoyomi/600/5/3"})  # periods of 10-60 s
     assert not r["ok"] and "spec" in r["message"]
+
+
+# ---- Go's end against an engine: its dead stones, its answer to the count -------------------
+
+
+def _to_two_passes(b):
+    # B C3, W G7, B G6 (inside White's corner: the engine calls it dead), B and W pass.
+    rig = b.rig
+    b.ok("start")
+    rig.put("C3", "b")
+    rig.press("b")
+    b.ok("move", ply=1, point=b.code("G7"))
+    rig.put("G7", "w")
+    rig.put("G6", "b")
+    rig.press("b")
+    b.ok("move", ply=3, point=b.code("E5"))
+    rig.put("E5", "w")
+    rig.press("b")  # Black passes
+    assert b.ok("move", ply=5, point=1023)["placed"]  # White (the engine) passes
+    st = b.ok("state")
+    assert st["phase"] == "dead stones" and st["count_no"] == 0
+    b.rig.run(1600)
+
+
+def test_the_engine_s_dead_stones_are_named_until_lifted_and_its_agreement_confirms():
+    from firmware.ui import texts as T
+
+    b = _go9(remote=2)
+    rig = b.rig
+    assert b.ask("dead", points=[b.code("G6")])["error"] == "not_now"  # not before the end
+    _to_two_passes(b)
+    assert b.ask("dead", points=[b.code("D4")])["error"] == "not_a_stone"
+    assert b.ok("dead", points=[b.code("G6"), b.code("C3")])["dead"]
+    rig.run(1600)  # the PASS said, then the dead stones
+    # The player's face names them one at a time (in the engine's order), how many left.
+    assert rig.seen("b") == "%s 2 G6" % T.LIFT_DEAD
+    assert rig.seen("w").startswith("DEAD")  # the engine's own face: the phase
+    rig.lift("G6")
+    assert rig.seen("b") == "%s 1 C3" % T.LIFT_DEAD
+    rig.lift("C3")
+    assert rig.seen("b") == "DEAD 2"  # all lifted: the count of them, then MODE
+    rig.key("mode")
+    st = b.ok("state")
+    assert st["phase"] == "counted" and st["count_no"] == 1
+    assert sorted(st["dead"]) == sorted([b.code("G6"), b.code("C3")])
+    rig.press("w")  # the engine's paddle: its confirmation is the PC's now
+    rig.press("b")
+    assert rig.match.confirmed == 1 and not rig.match.result
+    rig.run(3000)  # the OK said, then the count
+    assert rig.seen("b").endswith(" " + T.OK) and rig.seen("w").endswith(" " + T.ASK)
+    assert b.ask("confirm", count_no=0, agree=True)["error"] == "stale"
+    r = b.ok("confirm", count_no=1, agree=True, margin4=st["margin4"])
+    assert r["result"] == rig.match.result != "" and rig.match.phase == OVER
+    assert b.ok("confirm", count_no=1, agree=True)["result"] == r["result"]  # asked again
+    recs = b.records()
+    proposed = [r for r in recs if r[0] == R.INCIDENT and r[1] == inc.REMOTE_DEAD]
+    assert [sorted(p[4]) for p in proposed] == [sorted([b.code("G6"), b.code("C3")])]
+    assert not [r for r in recs if r[0] == R.INCIDENT and r[1] == inc.COUNT_DIFFERS]
+
+
+def test_a_count_the_engine_does_not_share_is_said_and_kept_then_mended():
+    from firmware.ui import texts as T
+
+    b = _go9(remote=2)
+    rig = b.rig
+    _to_two_passes(b)
+    b.ok("dead", points=[b.code("G6")])
+    rig.lift("C3")  # the player lifts another stone than the engine's
+    rig.key("mode")
+    st = b.ok("state")
+    rig.heard()
+    assert b.ok("confirm", count_no=1, agree=False, margin4=-40)["result"] == ""
+    rig.run(100)
+    word, small, _ = say.incident(inc.COUNT_DIFFERS, [b.code("G6")], 0, False)
+    assert rig.seen("b") == rig.seen("w") == "%s %s" % (word, small) == "DIFFER G6"
+    assert "REFUSE" in rig.heard()
+    rig.run(3000)
+    assert rig.seen("w").endswith(" " + T.NO)  # the engine's face: its NO to this count
+    rig.press("b")
+    assert not rig.match.result  # the player alone cannot end it
+    recs = b.records()
+    [differs] = [r for r in recs if r[0] == R.INCIDENT and r[1] == inc.COUNT_DIFFERS]
+    assert list(differs[4]) == [b.code("G6"), b.code("C3")] and differs[5] == -40
+    assert st["margin4"] != -40
+    # Mended: C3 back, G6 lifted, MODE again: a new count, which the engine shares.
+    rig.put("C3", "b")
+    rig.lift("G6")
+    rig.key("mode")
+    st = b.ok("state")
+    assert st["count_no"] == 2 and st["dead"] == [b.code("G6")]
+    b.ok("confirm", count_no=2, agree=True)
+    assert not rig.match.result  # the player's paddle is still to come
+    rig.press("b")
+    assert rig.match.phase == OVER and rig.match.result
+
+
+def test_a_dispute_sends_play_on_and_the_next_end_asks_the_engine_again():
+    b = _go9(remote=2)
+    rig = b.rig
+    _to_two_passes(b)
+    b.ok("dead", points=[b.code("G6")])
+    rig.key("pause")  # 以实战解决
+    st = b.ok("state")
+    assert st["phase"] == "play" and st["to_move"] == 1 and not st["result"]
+    assert b.ask("confirm", count_no=1, agree=True)["error"] == "not_remote"
+    rig.put("D6", "b")
+    rig.press("b")
+    assert b.ok("state")["ply"] == 7
+    b.ok("move", ply=7, point=1023)
+    rig.press("b")
+    st = b.ok("state")
+    assert st["phase"] == "dead stones"
+    rig.key("mode")  # no proposal this time: the paddles confirm as before
+    rig.press("b")
+    rig.press("w")
+    assert rig.match.phase == OVER

@@ -485,6 +485,8 @@ class Server:
             "dead": self._dead(m),
             "margin4": m.counted[0] if getattr(m, "counted", None) else None,
             "clear": self.app.clear_points() if hasattr(self.app, "clear_points") else None,
+            "count_no": getattr(m, "counts", 0),
+            "confirmed": getattr(m, "confirmed", 0),
         }
 
     def _dead(self, m):
@@ -812,6 +814,18 @@ class Server:
             raise Reject("no_game", "no game in progress")
         return {"clocks": list(m.clocks())}
 
+    # Go's end against an engine (firmware/link/ending.py, loaded when used): ``dead``, the
+    # stones the remote side calls dead; ``confirm``, its answer to a count on the faces.
+    def cmd_dead(self, req):
+        from firmware.link.ending import dead
+
+        return dead(self, req)
+
+    def cmd_confirm(self, req):
+        from firmware.link.ending import confirm
+
+        return confirm(self, req)
+
 
 COMMANDS = {
     "hello": Server.cmd_hello,
@@ -831,6 +845,8 @@ COMMANDS = {
     "resign": Server.cmd_resign,
     "undo": Server.cmd_undo,
     "clock": Server.cmd_clock,
+    "dead": Server.cmd_dead,
+    "confirm": Server.cmd_confirm,
     "selftest": Server.cmd_selftest,
 }
 

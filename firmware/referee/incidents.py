@@ -37,6 +37,9 @@ FALSE_CLAIM = const(24)  # a claim with nothing to claim (detail: the claiming c
 NOT_CLEAR = const(25)  # a start refused: stones on the board the new game does not have
 REMOTE = const(26)  # the remote side's move came (an engine, a player elsewhere): put it down
 WRONG_POINT = const(27)  # a stone for the remote's move on another point (points: its, this)
+REMOTE_DEAD = const(28)  # Go's end: the stones the remote side (an engine) calls dead
+COUNT_DIFFERS = const(29)  # the remote side's count differs (points: the stones in question,
+# detail: its count in quarter stones, Black positive, as the journal's margins)
 
 # The detail of an OFFERS incident: 0 the offers taken at Black's press; else the press was
 # refused, and why: fewer or more stones than Black announced (五手N打, 002 第三条2), two of
@@ -89,6 +92,11 @@ WORDS = {
     NOT_CLEAR: ("请清盘", "clear the board before the game starts"),
     REMOTE: ("对方着子：请代为落子", "the remote side's move: put its stone down"),
     WRONG_POINT: ("落点不对：请放到指示的交叉点", "not that point: put the stone where shown"),
+    REMOTE_DEAD: ("对方提出的死子", "the stones the remote side calls dead"),
+    COUNT_DIFFERS: (
+        "双方计算结果不一致",
+        "the remote side's count differs from the board's",
+    ),
 }
 
 

@@ -59,6 +59,10 @@ _SAY = {
     # colour's letter in the big cells, the point in the small ones ("W Q16").
     inc.REMOTE: (OTHER, False, "the remote side's move: put its stone there"),
     inc.WRONG_POINT: (OTHER, True, "not that point: the stone belongs there"),
+    # Go's end against an engine: its dead stones are shown by the DEAD phase itself (the app
+    # says DEAD. and each point in turn); a count it does not share is said on both faces.
+    inc.REMOTE_DEAD: (OTHER, False, "the engine's dead stones: lift them"),
+    inc.COUNT_DIFFERS: (BOTH, True, "the engine's count differs"),
 }
 
 _UNKNOWN = (BOTH, True, "an incident")

@@ -45,7 +45,8 @@ stones from 100 with a fraction (``say.margin_text``) · ``<`` the PIN being ent
 (``PIN_*``) · ``>`` a self-check's tag (firmware/selfcheck.py) · ``!`` the clock's time
 (clock.format_time, drawn by ``show``) · a backquote: a count 0 … 999 right-aligned in three
 cells, blanks before it (``say.count_into``: ``CLR.  2``, ``CLR. 23``) · ``*`` a count
-0 … 99 (the fifth-move offers, down/due: ``3/10``).
+0 … 99 (the fifth-move offers, down/due: ``3/10``) · ``{`` a count 0 … 99 right-aligned in two
+cells (``DEAD. 3``).
 """
 
 # ---- the sides and the referee's incidents (ui/say.py) ----------------------------------------
@@ -82,6 +83,8 @@ INCIDENT = (
     "CLEAR",  # NOT_CLEAR (a count)
     "",  # REMOTE: the side's letter (SIDES)
     "PUT",  # WRONG_POINT
+    "",  # REMOTE_DEAD: the engine's dead stones, said by LIFT_DEAD on the DEAD face
+    "DIFFER",  # COUNT_DIFFERS: the engine's count is not the board's (the first point in doubt)
 )
 # An OFFERS incident by its detail (incidents.py: 0 taken, OFFERS_SHORT 1 … OFFERS_KEEP 4):
 # the offers taken, or why the press was refused: too few, too many ("OVER" has a V, which
@@ -121,6 +124,11 @@ GOMOKU_ILLEGAL = (
 
 # ---- Go's end and results (say.py, app.py) -------------------------------------------------
 DEAD = "DEAD"  # lift the dead stones (with how many)
+# Against an engine: how many of the stones it calls dead are still down (two cells, 99 at
+# most, the point keeping the count apart from the word) and the next of them in the small
+# cells: "DEAD. 3  C3"; then DEAD with how many were lifted.
+LIFT_DEAD = "DEAD."
+NO = "NO"  # under the count on the engine's face: its count differs
 OK = "OK"  # a count confirmed (the small cells under the count)
 ASK = "OK?"
 TIE = "TIE"  # a draw
@@ -227,9 +235,11 @@ def table():
         t += [w + "`|@", w + "`|" + OUTSIDE]
     t.append("$|@")  # the remote side's move: W E5
     t.append(DEAD + "|#")
+    t += [LIFT_DEAD + "{|@"]  # the engine's dead stones still down, the next one
     for big in (MARGIN % ("$", "&"), STONES % ("$", "%"), STONES_LONG % ("$", ";"), TIE):
         t.append(big + "|" + OK)
         t.append(big + "|" + ASK)
+        t.append(big + "|" + NO)
     for big in ("$+R", "$+T", "$+F", "$+", "$+" + RESULT_FIVE, MARGIN % ("$", "&")):
         t.append(big + "|")
     for _, small in FOULS:

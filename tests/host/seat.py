@@ -7,7 +7,10 @@ shows the engine's move (``W E5``) it puts that stone down (once, on purpose, fi
 point: the face must say where it belongs) and lifts what it captures; on its own turn it
 plays a move of its ``policy`` and presses its paddle. Captures come from the firmware's own
 rules on a copy of the game the seat keeps from what it saw. Go's end: after two passes it
-lifts the ``dead`` stones (a function of the position), presses MODE and both paddles.
+lifts the ``dead`` stones (a function of the position), presses MODE and both paddles; with
+``dead="engine"`` (``tengen play``: the engine names its dead stones) it reads them off its
+face instead (``LIFT 3`` and a point, one at a time), lifts each, presses MODE and its own
+paddle: the engine's confirmation is the PC's.
 """
 
 from __future__ import annotations
@@ -109,6 +112,15 @@ class Seat(threading.Thread):
             for y in range(self.size):
                 self.names[shown(letter, "%s%d" % (columns[x], y + 1)).rstrip()] = (x, y)
         self.mine = "B" if human == BLACK else "W"
+        # The small cells' read-back of each point, as LIFT shows them (tests/host glass).
+        self.lift_names = {}
+        for x in range(self.size):
+            for y in range(self.size):
+                text = shown("LIFT 1", "%s%d" % (columns[x], y + 1))
+                self.lift_names[text.split()[-1]] = (x, y)
+        self.lift_faces: list[str] = []  # every LIFT face read, in order
+        self.lifted: list[tuple[int, int]] = []  # the stones lifted as the engine's dead
+        self.differ_face = ""  # the face that said the engine's count differs
 
     # ---- what the seat sees ---------------------------------------------------------------
 
@@ -149,7 +161,8 @@ class Seat(threading.Thread):
         # Wait for the engine's move on my face: a stone to put down, a pass, or the end. My
         # own pass said PASS already: the engine's pass after it shows as DEAD (two passes).
         i_passed = bool(self.moves) and self.moves[-1][1] == 1023
-        dead = shown("DEAD").rstrip()[:4]
+        # Two passes: DEAD, or at once the engine's dead stones (LIFT) if they came quickly.
+        ends = (shown("DEAD").rstrip()[:4], shown("LIFT").rstrip())
         while not self.stopping:
             lines = self.look()
             for line in lines:
@@ -157,10 +170,13 @@ class Seat(threading.Thread):
                 if not i_passed and text == shown("PASS").rstrip():
                     self._played(None)
                     return
-                if self.go and i_passed and text.startswith(dead):
+                if self.go and i_passed and text.startswith(ends):
                     self._played(None)
                     return
             f = self.face()
+            if self.go and i_passed and f.startswith(ends):
+                self._played(None)
+                return
             if f in self.names:
                 self._put_engine_stone(f, self.names[f])
                 return
@@ -237,6 +253,9 @@ class Seat(threading.Thread):
 
     def _count(self) -> None:
         # Two passes: the dead stones lifted, MODE counts, both paddles confirm.
+        if self.dead in ("engine", "engine-differ"):
+            self._lift_the_engines_dead()
+            return
         self.until(lambda: self.face().startswith(shown("DEAD").rstrip()[:4]), "DEAD", 30)
         lifts = [
             S.grid_point(x, y, self.size) for x, y in (self.dead(self.game) if self.dead else [])
@@ -244,6 +263,35 @@ class Seat(threading.Thread):
         self.hands.do(
             *["lift %s" % p for p in lifts], "key mode", "wait 300", "press b", "press w"
         )
+        self.ended = True
+
+    def _lift_the_engines_dead(self) -> None:
+        # The engine's dead stones come on my face (after the PASS): LIFT, how many, the next
+        # point; each lifted, the face names the next, until DEAD (all lifted). Then MODE
+        # counts and my paddle confirms.
+        # With dead="engine-differ" the last one is left on at first: MODE, the engine does
+        # not share that count (DIFFER and the stone, read in ``differ_face``), then the
+        # stone is lifted and MODE counts again.
+        lift = shown("LIFT").rstrip()
+        self.until(lambda: self.face().startswith(lift), "LIFT", 60)
+        paddle = "press %s" % ("b" if self.human == BLACK else "w")
+        while self.face().startswith(lift):
+            face = self.face()
+            self.lift_faces.append(face)
+            xy = self.lift_names.get(face.split()[-1])
+            if xy is None:
+                raise SeatError("a point not read on the face: %r" % face)
+            if self.dead == "engine-differ" and face.startswith(shown("LIFT 1").rstrip() + " "):
+                differ = shown("DIFFER").rstrip()
+                self.hands.do("key mode")
+                self.until(lambda d=differ: self.face().startswith(d), "DIFFER", 60)
+                self.differ_face = self.face()
+                self.hands.do(paddle)  # confirming alone ends nothing
+                self.until(lambda d=differ: not self.face().startswith(d), "counted", 30)
+            self.hands.do("lift %s" % S.grid_point(*xy, self.size))
+            self.lifted.append(xy)
+            self.until(lambda f=face: self.face() != f, "the next dead stone", 30)
+        self.hands.do("key mode", "wait 300", paddle)
         self.ended = True
 
     def stop(self) -> None:

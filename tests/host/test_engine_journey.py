@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf
 
+from firmware.hal.virtual import shown
 from firmware.rules.go import Game
 from firmware.rules.gomoku import RENJU, Gomoku
 from host_tools.link import RUNTIME_ENV, Link
@@ -92,6 +93,30 @@ def sgf_moves(path: Path, size: int) -> list[tuple[int, int]]:
     return out
 
 
+def play_beside(seat, argv, env: dict, cwd: Path, timeout: float = 900):
+    """``tengen play`` (argv) run while the seat plays; stopped at once if the seat fails (it
+    would wait for ever for a player who is gone). Its CompletedProcess."""
+    import time
+
+    proc = subprocess.Popen(
+        [str(a) for a in argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=cwd,
+    )
+    end = time.monotonic() + timeout
+    while proc.poll() is None:
+        if (not seat.is_alive() and seat.error) or time.monotonic() > end:
+            proc.kill()
+            break
+        time.sleep(0.5)
+    out, err = proc.communicate()
+    seat.join(120)
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
 def dead_by_gnugo(path: str):
     """The dead stones as GNU Go judges them: what the player lifts before the count."""
 
@@ -122,6 +147,68 @@ def dead_by_gnugo(path: str):
 
 @needs_board
 def test_gnu_go_against_the_player_through_tengen_play(tmp_path, env):
+    # The player (Black, a weak random player) plays 14 moves and passes; GNU Go plays on
+    # until it passes. It calls some of Black's stones dead: the player's face names them
+    # (LIFT, how many, each point, read off the glass), the player lifts them, MODE counts,
+    # the player's paddle confirms and GNU Go's agreement (its final_score is the board's
+    # count) is the other confirmation. tengen play reports that confirmed result.
+    from host_tools.sim import Board
+
+    path = gnugo_or_skip()
+    board = Board(tmp_path / "flash", seed=4)
+    seat = None
+    try:
+        configure(board.link, game="go", size=9, komi2=11, time="absolute/3600")
+        seat = SEAT.Seat(
+            board, Game(9), SEAT.BLACK, SEAT.go_policy(seed=7, moves=14), wrong=2, dead="engine"
+        )
+        seat.start()
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        r = play_beside(
+            seat,
+            [TENGEN, "play", "--engine", gnugo(path, 3), "--port", board.link, "--json"],
+            env,
+            elsewhere,
+        )
+        assert r.returncode == 0, (r.stdout, r.stderr[-3000:], seat.error)
+        assert seat.error is None, seat.error
+        summary = json.loads(r.stdout)
+        assert summary["engine"].startswith("GNU Go") and summary["colour"] in (2, "white")
+        # The stone put on the wrong point for the engine's second move was refused, said.
+        assert seat.seen_wrong.startswith("PUT") and seat.faces_said[1].startswith("W")
+        moves = [tuple(m) for m in summary["moves"]]
+        assert moves == seat.moves
+        # GNU Go saw dead stones; the player's face named each, counting down, and they
+        # are the stones the player lifted.
+        dead = summary["engine_dead"]
+        assert dead, summary
+        assert sorted(y << 5 | x for x, y in seat.lifted) == sorted(dead)
+        assert len(seat.lift_faces) == len(dead)
+        for face, left in zip(seat.lift_faces, range(len(dead), 0, -1), strict=True):
+            assert face.startswith(shown("LIFT%2d" % left).rstrip()), seat.lift_faces
+        # The board's count after the lift is GNU Go's score: both confirmed, reported.
+        assert summary["count"]["agreed"] is True and summary["count"]["dead"]
+        assert summary["engine_score"] == summary["result"], summary
+        assert "engine agrees" in r.stderr and ("result: %s" % summary["result"]) in r.stderr
+        [home] = sync_home(board.link, tmp_path / "home", env)
+        assert sgf_moves(home, 9) == moves
+        root = sgf.Sgf_game.from_bytes(home.read_bytes()).get_root()
+        assert root.get("PW").startswith("GNU Go")  # who the opponent was
+        assert root.get("RE") == summary["result"]
+        assert "the stones the remote side calls dead" in home.read_text()
+    finally:
+        if seat is not None:
+            seat.stop()
+        board.close()
+
+
+@needs_board
+def test_a_count_gnu_go_does_not_share_is_said_and_recorded(tmp_path, env):
+    # The same game, but the player presses MODE with one of GNU Go's dead stones still on
+    # the board: GNU Go's count differs, both faces say DIFFER and that stone (read off the
+    # glass), tengen play says so; the stone lifted, MODE again, and the counts agree. The
+    # record keeps the disagreement in words, with GNU Go's count.
     from host_tools.sim import Board
 
     path = gnugo_or_skip()
@@ -134,36 +221,27 @@ def test_gnu_go_against_the_player_through_tengen_play(tmp_path, env):
             Game(9),
             SEAT.BLACK,
             SEAT.go_policy(seed=7, moves=14),
-            wrong=2,
-            dead=dead_by_gnugo(path),
+            wrong=0,
+            dead="engine-differ",
         )
         seat.start()
-        elsewhere = tmp_path / "elsewhere"
-        elsewhere.mkdir()
-        r = subprocess.run(
-            [str(TENGEN), "play", "--engine", gnugo(path, 3), "--port", board.link, "--json"],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=elsewhere,
-            timeout=900,
+        r = play_beside(
+            seat,
+            [TENGEN, "play", "--engine", gnugo(path, 3), "--port", board.link, "--json"],
+            env,
+            tmp_path,
         )
-        seat.join(120)
         assert r.returncode == 0, (r.stdout, r.stderr[-3000:], seat.error)
         assert seat.error is None, seat.error
         summary = json.loads(r.stdout)
-        assert summary["engine"].startswith("GNU Go") and summary["colour"] in (2, "white")
-        # The stone put on the wrong point for the engine's second move was refused, said.
-        assert seat.seen_wrong.startswith("PUT") and seat.faces_said[1].startswith("W")
-        moves = [tuple(m) for m in summary["moves"]]
-        assert moves == seat.moves
+        last = seat.lift_faces[-1].split()[-1]  # the stone left on, as LIFT 1 named it
+        assert seat.differ_face == shown("DIFFER", last).rstrip(), seat.differ_face
+        score = summary["engine_score"]
+        assert "engine disagrees: it counts %s" % score in r.stderr
+        assert summary["result"] == score and summary["count"]["agreed"] is True
         [home] = sync_home(board.link, tmp_path / "home", env)
-        assert sgf_moves(home, 9) == moves
-        root = sgf.Sgf_game.from_bytes(home.read_bytes()).get_root()
-        assert root.get("PW").startswith("GNU Go")  # who the opponent was
-        # The board's count (the dead stones lifted as GNU Go judged them) is GNU Go's score.
-        assert root.get("RE") == summary["result"]
-        assert summary["engine_score"] == summary["result"], summary
+        text = home.read_text()
+        assert "the remote side's count differs" in text and "it counts %s" % score in text
     finally:
         if seat is not None:
             seat.stop()

@@ -16,7 +16,7 @@ from firmware.clock import control as C
 from firmware.rules.gomoku import PASS, point
 from host_tools import engines as E
 from host_tools import play as P
-from host_tools.board_player import GameOver, Illegal
+from host_tools.board_player import BoardError, GameOver, Illegal
 
 BLACK, WHITE = 1, 2
 
@@ -55,6 +55,8 @@ while True:
         ok(moves.pop(0))
     elif name == "final_score":
         ok(cfg.get("score", "B+3.5"))
+    elif name == "final_status_list":
+        ok(cfg.get("dead", ""))
     elif name == "quit":
         ok(); sys.stdout.flush(); break
     elif name == "hang":
@@ -125,8 +127,11 @@ class FakeBoard:
     point code, or a result string: the game ends so); ``results`` {ply: result} ends the game
     after that many moves (a five); ``refuse`` points the board refuses for the remote."""
 
-    def __init__(self, link, settings, script=(), results=None, refuse=()):
+    def __init__(self, link, settings, script=(), results=None, refuse=(), ends=()):
         self.link = link
+        self.ends = list(ends)  # what wait_end says in turn after two passes (Go)
+        self.proposed = None
+        self.answers = []
         self.s = dict(settings)
         self.script = list(script)
         self.results = dict(results or {})
@@ -183,8 +188,22 @@ class FakeBoard:
         self.resigned = colour
         self.result = "%s+R" % ("W" if colour == BLACK else "B")
 
-    def wait_count(self):
-        return {"result": "", "margin4": 7, "dead": []}
+    def propose_dead(self, points):
+        self.proposed = list(points)
+
+    def wait_end(self, answered=0):
+        if not self.ends:
+            raise BoardError("timeout", "no count within 1 s")
+        end = self.ends.pop(0)
+        if end["phase"] == "over":
+            self.result = end["result"]
+        elif end["phase"] == "counted":
+            assert end["count_no"] > answered
+        return end
+
+    def answer_count(self, count_no, agree, margin4=None):
+        self.answers.append((count_no, agree, margin4))
+        return {"result": "", "confirmed": 1}
 
     def close(self):
         self.closed = True
@@ -337,6 +356,9 @@ def test_gomocup_client(tmp_path):
 
 
 def test_go_game_to_the_count(tmp_path):
+    # Two passes: the engine's dead stones go to the board; the player's first count (C3
+    # left on the board) is not the engine's, said so; the second (C3 lifted) is; the result
+    # is the board's once both confirmed.
     cmd = _engine(
         tmp_path,
         GTP_ENGINE,
@@ -345,9 +367,15 @@ def test_go_game_to_the_count(tmp_path):
         name="GNU Go",
         version="3.8",
         score="W+2.5",
+        dead="C3",
         commands=["kgs-time_settings"],
     )
-    board = FakeBoard(None, GO9, script=[point(2, 2), PASS])
+    ends = [
+        {"phase": "counted", "count_no": 1, "margin4": 7, "dead": []},
+        {"phase": "counted", "count_no": 2, "margin4": -5, "dead": [point(2, 2)]},
+        {"phase": "over", "result": "W+2.5"},
+    ]
+    board = FakeBoard(None, GO9, script=[point(2, 2), PASS], ends=ends)
     lines = []
     out = _run(board, cmd, lines)
     assert out["error"] is None
@@ -359,24 +387,76 @@ def test_go_game_to_the_count(tmp_path):
         [WHITE, PASS],
     ]
     assert board.moves == [tuple(m) for m in out["moves"]]
-    assert out["result"] == "B+3.5"  # the board's count: margin4 7 = 3.5 points
-    assert out["engine_score"] == "W+2.5"
+    assert board.proposed == [point(2, 2)] and out["engine_dead"] == [point(2, 2)]
+    assert board.answers == [(1, False, -5), (2, True, -5)]
+    assert out["result"] == "W+2.5" and out["engine_score"] == "W+2.5"
+    assert out["count"] == {"margin4": -5, "dead": [point(2, 2)], "agreed": True}
     assert lines == [
         "engine: GNU Go 3.8 plays white",
         "B C3",
         "W E5",
         "B pass",
         "W pass",
-        "count: B+3.5",
+        "engine_dead: C3",
         "engine_score: W+2.5",
-        "result: B+3.5",
+        "count: B+3.5",
+        "engine disagrees: it counts W+2.5 (lifted none; it calls dead C3)",
+        "count: W+2.5",
+        "engine agrees: waiting for the player to confirm",
+        "result: W+2.5",
     ]
     log = _log(tmp_path, "gtp")
     assert log[:5] == ["name", "version", "boardsize 9", "clear_board", "komi 6.5"]
     assert "kgs-time_settings byoyomi 600 30 3" in log
     assert "play b C3" in log and "play b pass" in log and "time_left w 540 0" in log
+    assert "final_status_list dead" in log
     assert board.closed and log[-1] == "quit"
     json.dumps(out)  # --json prints it
+
+
+def test_the_same_dead_stones_agree_whatever_the_engine_s_own_scoring(tmp_path):
+    # An engine scoring by territory (GNU Go without --chinese-rules) may say W+1.5 where the
+    # board's area count says W+2.5: the same stones lifted, the engine agrees.
+    cmd = _engine(tmp_path, GTP_ENGINE, "gtp", moves=["E5", "pass"], dead="C3", score="W+1.5")
+    ends = [
+        {"phase": "counted", "count_no": 1, "margin4": -5, "dead": [point(2, 2)]},
+        {"phase": "over", "result": "W+2.5"},
+    ]
+    board = FakeBoard(None, GO9, script=[point(2, 2), PASS], ends=ends)
+    out = _run(board, cmd, [])
+    assert board.answers == [(1, True, -3)] and out["result"] == "W+2.5"
+    assert P.margin4_of("W+86.5") == -173 and P.margin4_of("B+3") == 6
+    assert P.margin4_of("0") == 0 and P.margin4_of("nonsense") is None
+
+
+def test_a_dispute_sends_play_on_and_the_next_passes_end_it(tmp_path):
+    cmd = _engine(tmp_path, GTP_ENGINE, "gtp", moves=["E5", "pass", "pass"], dead="C3")
+    ends = [{"phase": "play"}, {"phase": "over", "result": "B+1.5"}]
+    board = FakeBoard(None, GO9, script=[point(2, 2), PASS, point(3, 3), PASS], ends=ends)
+    lines = []
+    out = _run(board, cmd, lines)
+    assert out["error"] is None and out["result"] == "B+1.5"
+    played = [m[1] for m in out["moves"]]
+    assert played == [point(2, 2), point(4, 4), PASS, PASS, point(3, 3), PASS, PASS]
+    assert "count disputed at the board: play goes on" in lines
+    log = _log(tmp_path, "gtp")
+    # The engine keeps the two passes, as the board's record does, and plays on after them.
+    assert log.count("final_status_list dead") == 2
+    k = log.index("play b D4")
+    assert "play b pass" in log[:k] and "final_status_list dead" in log[:k]
+
+
+def test_an_engine_without_dead_stones_and_a_game_left_without_a_result(tmp_path):
+    cmd = _engine(tmp_path, GTP_ENGINE, "gtp", moves=["E5", "pass"], fail=["final_status_list"])
+    ends = [{"phase": "counted", "count_no": 1, "margin4": 7, "dead": []}]
+    board = FakeBoard(None, GO9, script=[point(2, 2), PASS], ends=ends)
+    lines = []
+    out = _run(board, cmd, lines)
+    # The board's paddles confirm for both then; nothing is answered for the engine.
+    assert board.proposed is None and board.answers == []
+    assert any(line.startswith("engine: no dead stones") for line in lines)
+    # The wait ran out of ends here: a game with no result is an error, never a result.
+    assert out["result"] is None and out["error"]
 
 
 def test_go_engine_black_with_handicap_and_resign(tmp_path):
