@@ -56,6 +56,7 @@ _ALTERNATE_MS = const(2000)  # the count's two forms take turns on the faces
 SCAN_SAY_MS = const(600000)  # a scan that stalls again is said on the faces at most this often
 TEST_SHOW_MS = const(8000)  # the self-test's result on the faces (each of its forms twice)
 
+
 class Paddles:
     """The two clock paddles: ``hit(side, tick)`` from the hard IRQ, ``take()`` in the task."""
 

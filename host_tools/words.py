@@ -112,7 +112,9 @@ def incident(kind: int, detail: int = 0, gomoku: bool = False) -> tuple[str, str
     elif kind == INC.COUNT_DIFFERS:  # detail: the remote side's count, in quarter stones
         from firmware.rules.go_count import result_sgf
 
-        zh, en = "%s（对方：%s）" % (zh, result_sgf(detail)), "%s; it counts %s" % (en, result_sgf(detail))
+        theirs = result_sgf(detail) if detail else "a draw"
+        zh = "%s（对方：%s）" % (zh, result_sgf(detail) if detail else "和棋")
+        en = "%s; it counts %s" % (en, theirs)
     elif kind == INC.NOT_CLEAR and detail > 0:
         # The detail: stones outside a smaller game's area (they have no name in it).
         zh = "%s（棋局范围外%d子）" % (zh, detail)
