@@ -8,7 +8,8 @@ commands the installed ``tengen`` over its pty with a fresh data folder (``TENGE
 and config folder. What is checked is what a player reads: every ``face B ...`` line the
 README quotes in the block is one the board printed off its glass, and every face text quoted
 in steps 1 to 3 is one a face showed; step 4's sync says what the README says and puts the
-game where it says.
+game where it says. Then the PC user's table ("For the PC user"), each command as its row
+writes it, on the same board: found without ``--port``, exit 0, and what the row says it does.
 """
 
 import datetime
@@ -28,7 +29,7 @@ SECTION = README[
         "### Playing at the board"
     )
 ]
-STEPS = SECTION[SECTION.index("\n1. `make sim`") : SECTION.index("The same game without the view")]
+STEPS = SECTION[SECTION.index("\n1. `make sim`") : SECTION.index("\n\n", SECTION.index("\n4. "))]
 AFTER = SECTION[SECTION.index("The same game without the view") :]
 PRINTED = ("face ", "buzz ", "last ")  # the board's lines a comment may quote
 
@@ -83,6 +84,58 @@ def _shown(lines):
     return {ln[len("face B ") :] for ln in lines if ln.startswith("face ")}
 
 
+def _pc_table(sim, tmp_path):
+    """The PC user's table, each command as its first cell writes it (no ``--port``: the
+    board is found), against the board the walk played on: the ones that need no other
+    device, engine or terminal."""
+    table = README[README.index("## For the PC user") : README.index("The arbiter's PIN is")]
+    rows = [r.split("|")[1:3] for r in table.splitlines() if r.startswith("| `tengen ")]
+    home = str(tmp_path / "data" / "games")
+    ran = []
+    for cell, says in rows:
+        args = shlex.split(cell.strip().strip("`"))[1:]
+        if args[0] in ("deploy", "image", "gtp", "play", "sim"):
+            continue
+        args = [home if a == "~/.local/share/tengen/games" else a for a in args]
+        args = [str(tmp_path / a) if a.endswith(".bin") else a for a in args]
+        if args[0] == "export":
+            bins = sorted((tmp_path / "data" / "games").rglob("*.bin"))
+            (tmp_path / "game.bin").write_bytes(bins[0].read_bytes())
+        if args[0] == "watch":
+            args.append("--once")  # the row's one picture: the live view would not end
+        start = len(sim.said)
+        out = sim.tengen(*args)  # exit 0: ``verify`` too, as ``pair`` came before it
+        ran.append(args[0])
+        if args[0] == "boards":
+            assert sim.link in out and sim.board_id in out, out
+        elif args[0] == "pair":
+            assert sim.board_id in out, out
+        elif args[0] == "verify":
+            assert out.strip().endswith(": ok"), out
+        elif args[0] == "export":
+            assert (tmp_path / "game.sgf").exists(), out
+        elif args[0] == "watch":
+            assert "result: W+2.5" in out, out
+        elif args[0] == "selftest":
+            faces = re.findall(r"`(TEST\.[A-Z]*)`", says)  # the faces the row quotes
+            assert faces == ["TEST.", "TEST.OK"], says
+            for face in faces:  # the board's lines are read as they come (until)
+                if "face B " + face not in sim.said[start:]:
+                    sim.until(lambda line, face=face: line == "face B " + face, timeout=10)
+    assert ran == [
+        "boards",
+        "time",
+        "settings",
+        "game",
+        "pair",
+        "sync",
+        "verify",
+        "export",
+        "watch",
+        "selftest",
+    ], ran
+
+
 def test_the_readme_walk_as_written(tmp_path, env):  # noqa: F811
     env["TENGEN_DATA_DIR"] = str(tmp_path / "data")
     env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
@@ -124,6 +177,8 @@ def test_the_readme_walk_as_written(tmp_path, env):  # noqa: F811
         out = sim.tengen(*args)
         said = re.search(r"`(1 written[^`]*)`", _step(4)).group(1)
         assert said in out, out
+
+        _pc_table(sim, tmp_path)
     finally:
         sim.close()
     home = tmp_path / "data" / "games"  # ~/.local/share/tengen, moved by TENGEN_DATA_DIR
