@@ -396,7 +396,14 @@ class App:
 
     def settings_changed(self):
         """The link saved new settings: the volume and the PIN at once; the game waits for
-        the next one (``start``), a game in progress is never altered."""
+        the next one (``start``), a game in progress is never altered. A game not yet begun
+        (PAUSE not pressed) is made anew with them at once, so the faces show the game that
+        PAUSE will start (its time) and the clearing is the new game's, as after the menu."""
+        from firmware.match import PLAY
+
+        m = self.match
+        if m.phase == PLAY and m.clock.state == 0 and m.settings != self.settings:
+            self.next_game(self.now())  # 0: the clock's NOT_STARTED
         if self.buzzer is not None and hasattr(self.buzzer, "set_volume"):
             self.buzzer.set_volume(self.settings.get("volume", 2))
         if self.arbiter is not None and "pin" in self.settings:

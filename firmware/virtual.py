@@ -25,6 +25,7 @@ with Go's columns (A–T, no I); a smaller game sits in its middle (Go 9×9's E5
     show               print every line below again
     echo WORDS         print ``echo WORDS`` when the commands before it are done
     quit
+    # WORDS            a comment (also after a command): nothing is done
 
 Each command takes as long as a hand would (a stone 0.3 s, a key 0.25 s or 1 s when long),
 so a script of commands plays like a person. What comes out on stdout, one line per change
@@ -177,7 +178,11 @@ class VirtualBoard:
     # ---- the hands --------------------------------------------------------------------------
 
     async def command(self, line):
-        """Carry out one command line, taking the time it takes; False after ``quit``."""
+        """Carry out one command line, taking the time it takes; False after ``quit``. A ``#``
+        starts a comment (a script's notes: README.md's walk quotes the faces so)."""
+        cut = line.find("#")
+        if cut >= 0:
+            line = line[:cut]
         words = line.split()
         if not words:
             return True
