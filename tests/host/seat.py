@@ -9,7 +9,7 @@ plays a move of its ``policy`` and presses its paddle. Captures come from the fi
 rules on a copy of the game the seat keeps from what it saw. Go's end: after two passes it
 lifts the ``dead`` stones (a function of the position), presses MODE and both paddles; with
 ``dead="engine"`` (``tengen play``: the engine names its dead stones) it reads them off its
-face instead (``LIFT 3`` and a point, one at a time), lifts each, presses MODE and its own
+face instead (``DEAD. 3`` and a point, one at a time), lifts each, presses MODE and its own
 paddle: the engine's confirmation is the PC's.
 """
 
@@ -20,7 +20,9 @@ import threading
 import time
 
 from firmware.hal.virtual import shown
+from firmware.referee import incidents as INC
 from firmware.rules.coords import GO_COLUMNS, GOMOKU_COLUMNS
+from firmware.ui import texts as T
 from host_tools import scripted as S
 
 BLACK, WHITE = 1, 2
@@ -112,13 +114,13 @@ class Seat(threading.Thread):
             for y in range(self.size):
                 self.names[shown(letter, "%s%d" % (columns[x], y + 1)).rstrip()] = (x, y)
         self.mine = "B" if human == BLACK else "W"
-        # The small cells' read-back of each point, as LIFT shows them (tests/host glass).
+        # The small cells' read-back of each point, as DEAD. shows them (tests/host glass).
         self.lift_names = {}
         for x in range(self.size):
             for y in range(self.size):
-                text = shown("LIFT 1", "%s%d" % (columns[x], y + 1))
+                text = shown(T.LIFT_DEAD + " 1", "%s%d" % (columns[x], y + 1))
                 self.lift_names[text.split()[-1]] = (x, y)
-        self.lift_faces: list[str] = []  # every LIFT face read, in order
+        self.lift_faces: list[str] = []  # every DEAD. face read, in order
         self.lifted: list[tuple[int, int]] = []  # the stones lifted as the engine's dead
         self.differ_face = ""  # the face that said the engine's count differs
 
@@ -161,8 +163,8 @@ class Seat(threading.Thread):
         # Wait for the engine's move on my face: a stone to put down, a pass, or the end. My
         # own pass said PASS already: the engine's pass after it shows as DEAD (two passes).
         i_passed = bool(self.moves) and self.moves[-1][1] == 1023
-        # Two passes: DEAD, or at once the engine's dead stones (LIFT) if they came quickly.
-        ends = (shown("DEAD").rstrip()[:4], shown("LIFT").rstrip())
+        # Two passes: DEAD, or at once the engine's dead stones (DEAD. and how many) if quick.
+        ends = (shown(T.DEAD).rstrip()[:4], shown(T.LIFT_DEAD).rstrip())
         while not self.stopping:
             lines = self.look()
             for line in lines:
@@ -266,14 +268,14 @@ class Seat(threading.Thread):
         self.ended = True
 
     def _lift_the_engines_dead(self) -> None:
-        # The engine's dead stones come on my face (after the PASS): LIFT, how many, the next
+        # The engine's dead stones come on my face (after the PASS): DEAD., how many, the next
         # point; each lifted, the face names the next, until DEAD (all lifted). Then MODE
         # counts and my paddle confirms.
         # With dead="engine-differ" the last one is left on at first: MODE, the engine does
         # not share that count (DIFFER and the stone, read in ``differ_face``), then the
         # stone is lifted and MODE counts again.
-        lift = shown("LIFT").rstrip()
-        self.until(lambda: self.face().startswith(lift), "LIFT", 60)
+        lift = shown(T.LIFT_DEAD).rstrip()
+        self.until(lambda: self.face().startswith(lift), "the dead stones", 60)
         paddle = "press %s" % ("b" if self.human == BLACK else "w")
         while self.face().startswith(lift):
             face = self.face()
@@ -281,8 +283,10 @@ class Seat(threading.Thread):
             xy = self.lift_names.get(face.split()[-1])
             if xy is None:
                 raise SeatError("a point not read on the face: %r" % face)
-            if self.dead == "engine-differ" and face.startswith(shown("LIFT 1").rstrip() + " "):
-                differ = shown("DIFFER").rstrip()
+            if self.dead == "engine-differ" and face.startswith(
+                shown(T.LIFT_DEAD + " 1").rstrip() + " "
+            ):
+                differ = shown(T.INCIDENT[INC.COUNT_DIFFERS]).rstrip()
                 self.hands.do("key mode")
                 self.until(lambda d=differ: self.face().startswith(d), "DIFFER", 60)
                 self.differ_face = self.face()

@@ -23,6 +23,7 @@ from sgfmill import sgf
 from firmware.hal.virtual import shown
 from firmware.rules.go import Game
 from firmware.rules.gomoku import RENJU, Gomoku
+from firmware.ui import texts as T
 from host_tools.link import RUNTIME_ENV, Link
 from tests.host import seat as SEAT
 from tests.host.test_gtp_match import find_gnugo, node_and_gtp, run_match
@@ -149,7 +150,7 @@ def dead_by_gnugo(path: str):
 def test_gnu_go_against_the_player_through_tengen_play(tmp_path, env):
     # The player (Black, a weak random player) plays 14 moves and passes; GNU Go plays on
     # until it passes. It calls some of Black's stones dead: the player's face names them
-    # (LIFT, how many, each point, read off the glass), the player lifts them, MODE counts,
+    # (DEAD., how many, each point, read off the glass), the player lifts them, MODE counts,
     # the player's paddle confirms and GNU Go's agreement (its final_score is the board's
     # count) is the other confirmation. tengen play reports that confirmed result.
     from host_tools.sim import Board
@@ -186,7 +187,7 @@ def test_gnu_go_against_the_player_through_tengen_play(tmp_path, env):
         assert sorted(y << 5 | x for x, y in seat.lifted) == sorted(dead)
         assert len(seat.lift_faces) == len(dead)
         for face, left in zip(seat.lift_faces, range(len(dead), 0, -1), strict=True):
-            assert face.startswith(shown("LIFT%2d" % left).rstrip()), seat.lift_faces
+            assert face.startswith(shown("%s%2d" % (T.LIFT_DEAD, left)).rstrip()), seat.lift_faces
         # The board's count after the lift is GNU Go's score: both confirmed, reported.
         assert summary["count"]["agreed"] is True and summary["count"]["dead"]
         assert summary["engine_score"] == summary["result"], summary
@@ -234,7 +235,7 @@ def test_a_count_gnu_go_does_not_share_is_said_and_recorded(tmp_path, env):
         assert r.returncode == 0, (r.stdout, r.stderr[-3000:], seat.error)
         assert seat.error is None, seat.error
         summary = json.loads(r.stdout)
-        last = seat.lift_faces[-1].split()[-1]  # the stone left on, as LIFT 1 named it
+        last = seat.lift_faces[-1].split()[-1]  # the stone left on, as DEAD. 1 named it
         assert seat.differ_face == shown("DIFFER", last).rstrip(), seat.differ_face
         score = summary["engine_score"]
         assert "engine disagrees: it counts %s" % score in r.stderr
