@@ -573,15 +573,16 @@ class App:
             # A fault (an OFFERS refusal by its detail), the remote side's move (REMOTE, 26)
             sound = _FAULT if say.is_fault(kind, detail) else _DONE if kind == 26 else _CLICK
         if side & 1:
-            self._set_note(1, word, self._small_of(1, k), more, until)
+            self._set_note(1, word, self._own(self._smalls[1], k), more, until)
         if side & 2:
-            self._set_note(2, word, self._small_of(2, k), more, until)
+            self._set_note(2, word, self._own(self._smalls[2], k), more, until)
         self.beep(sound, now)
 
     @micropython.native
-    def _small_of(self, side, k):
-        # The side's own text of length k for the small cells, copied from ``_small``.
-        own = self._smalls[side][k]
+    def _own(self, texts, k):
+        # ``_small``'s text of length k copied into ``texts[k]`` (one of ``_texts()``: a
+        # buffer of each length, so a face keeps its text while ``_small`` is reused).
+        own = texts[k]
         src = self._small
         i = 0
         while i < k:
@@ -765,12 +766,7 @@ class App:
         p = m.proposed_first
         n = m.referee.n
         k = say.small_into(self._small, 0, 1, (p // n) << 5 | p % n, False)
-        small = self._lift_smalls[k]
-        i = 0
-        while i < k:
-            small[i] = self._small[i]
-            i += 1
-        self._lift_small = small
+        self._lift_small = self._own(self._lift_smalls, k)
         return left
 
     @micropython.native  # called on every pass: as bytecode its frame would be borrowed
@@ -814,7 +810,7 @@ class App:
                 p = self._lift_at
                 n = ref.n
                 k = say.point_into(self._small, ((p // n) << 5) | (p % n), gomoku)
-                self._clear_small = self._copy_small(k)
+                self._clear_small = self._own(self._clear_smalls, k)
                 self._clear_more = say.CLEAR_MORE
             else:
                 self._clear_small = say.OUTSIDE
@@ -826,7 +822,7 @@ class App:
             p = self._put_at
             n = ref.n
             k = say.point_into(self._small, ((p // n) << 5) | (p % n), gomoku)
-            self._clear_small = self._copy_small(k)
+            self._clear_small = self._own(self._clear_smalls, k)
             self._clear_more = say.PUT_MORE
             self._clear_line = line
         else:
@@ -847,17 +843,6 @@ class App:
         off = [ref.code(i) for i, _ in fixes if ref.seen[i] != EMPTY]
         on = [ref.code(i) for i, _ in fixes if ref.seen[i] == EMPTY]
         return {"points": off + on, "outside": ref.outside}
-
-    @micropython.native
-    def _copy_small(self, k):
-        # The clearing's own text of length k for the small cells, copied from ``_small``.
-        own = self._clear_smalls[k]
-        src = self._small
-        i = 0
-        while i < k:
-            own[i] = src[i]
-            i += 1
-        return own
 
     @micropython.native
     def _to_clear(self, e, s):
