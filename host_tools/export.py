@@ -129,8 +129,7 @@ def read_game(records) -> Game:
                 swapped = not swapped
                 swap_at = len(moves)
             text = "incident: " + incident_text(kind, detail, header)
-            if points:
-                text += " at " + ", ".join(_label(q, header) for q in points)
+            text += W.where(kind, [_label(q, header) for q in points])
             note(move_no, text)
         elif t == R.EDIT:
             _, kind, move_no, time_ms, args = rec

@@ -122,6 +122,16 @@ def incident(kind: int, detail: int = 0, gomoku: bool = False) -> tuple[str, str
     return zh, en
 
 
+def where(kind: int, labels) -> str:
+    """What an incident's points are, after its words: " at D4, E5", or for the count the
+    dead stones the players lifted (" (the dead stones lifted: B2)")."""
+    if not labels:
+        return ""
+    if kind == INC.COUNT:
+        return " (the dead stones lifted: %s)" % ", ".join(labels)
+    return " at " + ", ".join(labels)
+
+
 def action(kind: int, args=(), to_move: int = 0) -> tuple[str, str]:
     """``(Chinese, English)`` of an arbiter action as journaled (``args`` its arguments;
     ``to_move`` the side whose time ran out, for a timeout turned into a pass)."""

@@ -105,7 +105,8 @@ def test_every_incident_and_arbiter_action_in_words(tmp_path):
         # every incident: its words, its point, its detail said, never numbered
         for kind, detail in _every_incident(gomoku):
             zh, en = W.incident(kind, detail, gomoku)
-            assert "incident: %s (%s) at D4" % (en, zh) in lines, (kind, detail, lines)
+            said_at = W.where(kind, ["D4"])  # " at D4"; the count: the dead stones lifted
+            assert "incident: %s (%s)%s" % (en, zh, said_at) in lines, (kind, detail, lines)
         for kind, args in ACTIONS:
             to_move = WHITE if kind == W.TIMEOUT_PASS else 0
             assert "arbiter: " + W.line(*W.action(kind, args, to_move)) in lines, (kind, lines)
@@ -150,7 +151,7 @@ def test_every_incident_and_arbiter_action_in_words(tmp_path):
         json.dumps(side)
         for i in side["incidents"]:
             assert i["words"] and not _leftovers(i["words"]), i
-            assert "incident: %s at D4" % i["words"] in lines
+            assert "incident: %s%s" % (i["words"], W.where(i["kind"], ["D4"])) in lines
         for e in side["edits"]:
             assert e["words"] and not _leftovers(e["words"]), e
         assert side["result"]["words"].startswith("result: decided by the arbiter")
