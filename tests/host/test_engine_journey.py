@@ -15,6 +15,7 @@ import os
 import shlex
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -146,13 +147,12 @@ def dead_by_gnugo(path: str):
     return dead
 
 
-@needs_board
-def test_gnu_go_against_the_player_through_tengen_play(tmp_path, env):
-    # The player (Black, a weak random player) plays 14 moves and passes; GNU Go plays on
-    # until it passes. It calls some of Black's stones dead: the player's face names them
-    # (DEAD., how many, each point, read off the glass), the player lifts them, MODE counts,
-    # the player's paddle confirms and GNU Go's agreement (its final_score is the board's
-    # count) is the other confirmation. tengen play reports that confirmed result.
+@contextmanager
+def gnu_go_plays_white(tmp_path, env, dead, wrong=0, cwd=None):
+    """A 9×9 game on a fresh virtual board: the seat plays Black (14 moves of a weak random
+    player, then passes; ``dead``: how it treats GNU Go's dead stones), ``tengen play`` runs
+    GNU Go as White from ``cwd``. Yields ``(board, seat, run, summary)`` once tengen play has
+    ended well; stops the seat and the board whatever happens."""
     from host_tools.sim import Board
 
     path = gnugo_or_skip()
@@ -160,21 +160,35 @@ def test_gnu_go_against_the_player_through_tengen_play(tmp_path, env):
     seat = None
     try:
         configure(board.link, game="go", size=9, komi2=11, time="absolute/3600")
-        seat = SEAT.Seat(
-            board, Game(9), SEAT.BLACK, SEAT.go_policy(seed=7, moves=14), wrong=2, dead="engine"
-        )
+        policy = SEAT.go_policy(seed=7, moves=14)
+        seat = SEAT.Seat(board, Game(9), SEAT.BLACK, policy, wrong=wrong, dead=dead)
         seat.start()
-        elsewhere = tmp_path / "elsewhere"
-        elsewhere.mkdir()
         r = play_beside(
             seat,
             [TENGEN, "play", "--engine", gnugo(path, 3), "--port", board.link, "--json"],
             env,
-            elsewhere,
+            cwd or tmp_path,
         )
         assert r.returncode == 0, (r.stdout, r.stderr[-3000:], seat.error)
         assert seat.error is None, seat.error
-        summary = json.loads(r.stdout)
+        yield board, seat, r, json.loads(r.stdout)
+    finally:
+        if seat is not None:
+            seat.stop()
+        board.close()
+
+
+@needs_board
+def test_gnu_go_against_the_player_through_tengen_play(tmp_path, env):
+    # The player (Black, a weak random player) plays 14 moves and passes; GNU Go plays on
+    # until it passes. It calls some of Black's stones dead: the player's face names them
+    # (DEAD., how many, each point, read off the glass), the player lifts them, MODE counts,
+    # the player's paddle confirms and GNU Go's agreement (its final_score is the board's
+    # count) is the other confirmation. tengen play reports that confirmed result.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with gnu_go_plays_white(tmp_path, env, "engine", wrong=2, cwd=elsewhere) as game:
+        board, seat, r, summary = game
         assert summary["engine"].startswith("GNU Go") and summary["colour"] in (2, "white")
         # The stone put on the wrong point for the engine's second move was refused, said.
         assert seat.seen_wrong.startswith("PUT") and seat.faces_said[1].startswith("W")
@@ -198,10 +212,6 @@ def test_gnu_go_against_the_player_through_tengen_play(tmp_path, env):
         assert root.get("PW").startswith("GNU Go")  # who the opponent was
         assert root.get("RE") == summary["result"]
         assert "the stones the remote side calls dead" in home.read_text()
-    finally:
-        if seat is not None:
-            seat.stop()
-        board.close()
 
 
 @needs_board
@@ -210,31 +220,8 @@ def test_a_count_gnu_go_does_not_share_is_said_and_recorded(tmp_path, env):
     # the board: GNU Go's count differs, both faces say DIFFER and that stone (read off the
     # glass), tengen play says so; the stone lifted, MODE again, and the counts agree. The
     # record keeps the disagreement in words, with GNU Go's count.
-    from host_tools.sim import Board
-
-    path = gnugo_or_skip()
-    board = Board(tmp_path / "flash", seed=4)
-    seat = None
-    try:
-        configure(board.link, game="go", size=9, komi2=11, time="absolute/3600")
-        seat = SEAT.Seat(
-            board,
-            Game(9),
-            SEAT.BLACK,
-            SEAT.go_policy(seed=7, moves=14),
-            wrong=0,
-            dead="engine-differ",
-        )
-        seat.start()
-        r = play_beside(
-            seat,
-            [TENGEN, "play", "--engine", gnugo(path, 3), "--port", board.link, "--json"],
-            env,
-            tmp_path,
-        )
-        assert r.returncode == 0, (r.stdout, r.stderr[-3000:], seat.error)
-        assert seat.error is None, seat.error
-        summary = json.loads(r.stdout)
+    with gnu_go_plays_white(tmp_path, env, "engine-differ") as game:
+        board, seat, r, summary = game
         last = seat.lift_faces[-1].split()[-1]  # the stone left on, as DEAD. 1 named it
         assert seat.differ_face == shown("DIFFER", last).rstrip(), seat.differ_face
         score = summary["engine_score"]
@@ -243,10 +230,6 @@ def test_a_count_gnu_go_does_not_share_is_said_and_recorded(tmp_path, env):
         [home] = sync_home(board.link, tmp_path / "home", env)
         text = home.read_text()
         assert "the remote side's count differs" in text and "it counts %s" % score in text
-    finally:
-        if seat is not None:
-            seat.stop()
-        board.close()
 
 
 @needs_board
