@@ -469,19 +469,13 @@ def mpremote_commands(
     mp = list(MPREMOTE if mpremote is None else mpremote)
     b = Path(build_dir)
     connect = mp + ["connect", port]
-    source = [
-        "fs",
-        "cp",
-        str(b / "boot.py"),
-        ":boot.py",
-        "fs",
-        "cp",
-        str(b / "main.py"),
-        ":main.py",
-    ]
+    # mpremote chains commands with "+": without it ``fs cp`` takes every argument after it
+    # as one copy (the last its destination), and "cp: destination does not exist".
+    source = ["fs", "cp", str(b / "boot.py"), ":boot.py", "+"]
+    source += ["fs", "cp", str(b / "main.py"), ":main.py"]
     steps = [("remove the old firmware", connect + ["exec", CLEAN])]
     if kind == FILES:
-        copy = ["fs", "cp", "-r", str(b / "firmware"), ":firmware"] + source  # gone: made anew
+        copy = ["fs", "cp", "-r", str(b / "firmware"), ":firmware", "+"] + source  # made anew
         steps.append(("copy the firmware", connect + copy))
     elif kind == ROMFS:
         steps.append(("write the ROMFS partition", connect + ["romfs", "deploy", str(image)]))

@@ -199,6 +199,11 @@ class Link:
                 if "event" in reply:
                     self.events.append(reply)
                     continue
+                if "cmd" in reply:
+                    # A request, not a reply: ours echoed by a board at MicroPython's REPL (a
+                    # freshly flashed one, where the app does not run yet), which answers
+                    # nothing; taken for a reply it read as an error with no message.
+                    continue
                 if reply.get("id") != rid:
                     continue  # a late answer to an earlier request, or to garbage
                 if not reply.get("ok"):

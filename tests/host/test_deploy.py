@@ -179,31 +179,42 @@ class FakeBoard:
         if self.app or self.dead:  # mpremote cannot get the REPL
             return subprocess.CompletedProcess(cmd, 1, "", "could not enter raw repl")
         out = []
-        args = cmd[len(MP) + 2 :]
-        while args:
+        # As mpremote reads its command line: commands chained with "+", each taking every
+        # argument up to the next "+" (so ``fs cp`` copies all but its last argument into the
+        # last, which must then be a folder).
+        commands = [[]]
+        for word in cmd[len(MP) + 2 :]:
+            if word == "+":
+                commands.append([])
+            else:
+                commands[-1].append(word)
+        for args in commands:
             if args[0] == "exec":
+                assert len(args) == 2, args
                 out.append(self._exec(args[1]))
-                args = args[2:]
-            elif args[:3] == ["fs", "cp", "-r"]:
-                src, dst = Path(args[3]), args[4]
-                for f in src.rglob("*"):
-                    if f.is_file():
-                        self.fs.add("/" + dst[1:] + "/" + f.relative_to(src).as_posix())
-                args = args[5:]
             elif args[:2] == ["fs", "cp"]:
-                assert Path(args[2]).is_file(), args[2]
-                self.fs.add("/" + args[3][1:])
-                args = args[4:]
+                recursive = args[2] == "-r"
+                sources, dst = args[3 if recursive else 2 : -1], args[-1]
+                if len(sources) > 1 and not dst.endswith("/"):
+                    return subprocess.CompletedProcess(
+                        cmd, 1, "", "cp: destination does not exist"
+                    )
+                src = Path(sources[0])
+                if recursive:
+                    for f in src.rglob("*"):
+                        if f.is_file():
+                            self.fs.add("/" + dst[1:] + "/" + f.relative_to(src).as_posix())
+                else:
+                    assert src.is_file(), src
+                    self.fs.add("/" + dst[1:])
             elif args[:2] == ["romfs", "deploy"]:
                 data = Path(args[2]).read_bytes()
                 assert self.romfs_size and len(data) <= self.romfs_size
                 self.romfs = data
-                args = args[3:]
-            elif args[0] == "reset":
+            elif args == ["reset"]:
                 self.resets += 1
                 self.app = not self.dead_after_reset and self.boots()
                 self.dead = self.dead_after_reset
-                args = args[1:]
             else:
                 raise AssertionError("unknown mpremote command %r" % args)
         return subprocess.CompletedProcess(cmd, 0, "".join(out), "")
@@ -335,7 +346,7 @@ def test_a_tengen_image_gets_boot_and_main_only_and_loses_a_stale_firmware_folde
     assert _mp_commands(board) == [
         ["exec", D.PROBE],
         ["exec", D.CLEAN],
-        ["fs", "cp", b + "/boot.py", ":boot.py", "fs", "cp", b + "/main.py", ":main.py"],
+        ["fs", "cp", b + "/boot.py", ":boot.py", "+", "fs", "cp", b + "/main.py", ":main.py"],
         ["reset"],
     ]
     assert res["files"] == ["boot.py", "main.py"] and res["commands"] == board.commands[2:]
@@ -906,3 +917,48 @@ def test_deploy_build_only_from_an_installed_wheel(tmp_path):
         )
         assert done.returncode == 0, done.stderr
         assert done.stdout == b"= \n\n= \n\n= E5\n\n= \n\n", (extra, done.stdout)
+
+
+class _Repl:
+    """A freshly flashed board at MicroPython's REPL, as the serial port shows it: every
+    line sent is echoed after the prompt, then answered with a Python error; no JSON reply."""
+
+    port = "/dev/ttyACM0"
+
+    def __init__(self):
+        self.out = bytearray()
+        self.timeout = 0.05
+
+    def write(self, data):
+        for line in bytes(data).split(b"\n"):
+            if line:
+                self.out += line + b"\r\nTraceback (most recent call last):\r\n"
+                self.out += b"NameError: name 'v' isn't defined\r\n>>> "
+
+    def flush(self):
+        pass
+
+    @property
+    def in_waiting(self):
+        return len(self.out)
+
+    def read(self, n):
+        data = bytes(self.out[:n])
+        del self.out[:n]
+        return data
+
+    def close(self):
+        pass
+
+
+def test_a_board_at_the_repl_is_not_taken_for_an_app_that_refused():
+    # README (hardware) §8 step 8 on a freshly flashed board: the REPL echoes the hello; that
+    # echo is no reply (it read as "error" with no message and stopped the deploy).
+    from host_tools.link import Link
+
+    link = Link(_Repl(), timeout=0.2, retries=0)
+    with pytest.raises(LinkError) as e:
+        link.request("hello")
+    assert e.value.code == "timeout"
+    factory = lambda port: Link(_Repl(), timeout=0.2, retries=0)  # noqa: E731
+    assert D.ask_board("/dev/ttyACM0", None, factory, virtual=list) is None
