@@ -151,7 +151,7 @@ class App:
         self._dead = _texts()
         self._offers_buf = bytearray(5)  # the fifth-move offers' count, "3/10", by length
         self._offers_texts = _texts() + (bytearray(4), bytearray(5))
-        self._lift_word = bytearray(7)  # DEAD. and how many (``_lift``)
+        self._lift_word = bytearray((T.LIFT_DEAD + "  ").encode())  # and how many (``_lift``)
         self._lift_smalls = _texts()
         self._lift_small = b""
         self._texts_for = None
@@ -726,11 +726,7 @@ class App:
             if side != m.remote and m.proposed is not None and self._lift(m):
                 f.show_text(self._lift_word, self._lift_small, flags, "lift the engine's dead")
                 return
-            dead = self._dead[say.digits_into(self._small, m.referee.ndead())]
-            i = 0
-            while i < len(dead):
-                dead[i] = self._small[i]
-                i += 1
+            dead = self._own(self._dead, say.digits_into(self._small, m.referee.ndead()))
             f.show_text(T.DEAD, dead, flags, "lift the dead, then MODE")
             return
         t = self._phase_texts(m)
@@ -751,21 +747,8 @@ class App:
         left = m.proposed_left()
         if not left:
             return 0
-        w = self._lift_word
-        k = say.digits_into(self._small, left if left < 99 else 99)
-        i = 0
-        while i < 5:
-            w[i] = LIFT_BYTES[i]
-            i += 1
-        w[5] = 32
-        w[6] = 32
-        i = 0
-        while i < k:
-            w[7 - k + i] = self._small[i]
-            i += 1
-        p = m.proposed_first
-        n = m.referee.n
-        k = say.small_into(self._small, 0, 1, (p // n) << 5 | p % n, False)
+        say.count_into(self._lift_word, len(T.LIFT_DEAD), left, 2)
+        k = say.point_into(self._small, m.referee.code(m.proposed_first), False)
         self._lift_small = self._own(self._lift_smalls, k)
         return left
 
@@ -807,10 +790,7 @@ class App:
             count_at = len(line) - 3
             say.count_into(line, count_at, lift + out)
             if lift:
-                p = self._lift_at
-                n = ref.n
-                k = say.point_into(self._small, ((p // n) << 5) | (p % n), gomoku)
-                self._clear_small = self._own(self._clear_smalls, k)
+                self._clear_small = self._clear_point(ref, self._lift_at, gomoku)
                 self._clear_more = say.CLEAR_MORE
             else:
                 self._clear_small = say.OUTSIDE
@@ -819,15 +799,17 @@ class App:
         elif self._nput:
             line = self._put
             say.count_into(line, len(line) - 3, self._nput)
-            p = self._put_at
-            n = ref.n
-            k = say.point_into(self._small, ((p // n) << 5) | (p % n), gomoku)
-            self._clear_small = self._own(self._clear_smalls, k)
+            self._clear_small = self._clear_point(ref, self._put_at, gomoku)
             self._clear_more = say.PUT_MORE
             self._clear_line = line
         else:
             self.clearing = False
             self.note(3, say.CLEARED, "", say.CLEARED_MORE, now, _DONE)
+
+    @micropython.native
+    def _clear_point(self, ref, i, gomoku):
+        # The name of frame index ``i`` for the small cells, in the clearing's own buffer.
+        return self._own(self._clear_smalls, say.point_into(self._small, ref.code(i), gomoku))
 
     def clear_points(self):
         """While the faces name the points to clear (``clearing``), for the PC (builds lists):
@@ -1012,9 +994,6 @@ class App:
                 self.journal.settle()  # every record is already durable: finish any packing
             except Exception as e2:
                 self.errors.append(("journal", repr(e2)))
-
-
-LIFT_BYTES = T.LIFT_DEAD.encode()
 
 
 def _sound(k):

@@ -536,9 +536,8 @@ class Match:
             return ""
         if self.differs != count_no:
             self.differs = count_no
-            n = self.referee.n
             lifted = self.dead
-            said = [(i // n) << 5 | i % n for i in self.proposed]
+            said = [self.referee.code(i) for i in self.proposed]
             points = [p for p in said if p not in lifted] + [p for p in lifted if p not in said]
             m4 = margin4 if -32768 <= margin4 < 32768 else 0
             self._log(inc.COUNT_DIFFERS, points[:_JOURNAL_POINTS], m4, now)

@@ -207,14 +207,18 @@ CHOOSE_MORE = "White: keep one offer, lift the others, play 6, press"
 
 
 @micropython.native
-def count_into(buf, at, v):
-    """``v`` right-aligned in the three characters of ``buf`` from ``at`` (999 at most),
-    blanks before it. Allocates nothing (the faces redraw a count on every pass)."""
-    buf[at] = 32
-    buf[at + 1] = 32
-    if v > 999:
-        v = 999
-    i = at + 2
+def count_into(buf, at, v, width=3):
+    """``v`` right-aligned in the ``width`` (2 or 3) characters of ``buf`` from ``at`` (99 or
+    999 at most), blanks before it. Allocates nothing (the faces redraw a count on every
+    pass)."""
+    top = 99 if width == 2 else 999
+    if v > top:
+        v = top
+    i = at
+    while i < at + width:
+        buf[i] = 32
+        i += 1
+    i = at + width - 1
     while True:
         buf[i] = 48 + v % 10
         v //= 10
