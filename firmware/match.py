@@ -17,6 +17,7 @@ from firmware.clock.clock import LATE, OK, Clock
 from firmware.referee import incidents as inc
 from firmware.referee.referee import ACCEPTED, REFUSE, Referee
 from firmware.rules.go_board import BLACK, WHITE
+from firmware.settings import NAMES
 
 # What a press did (``Match.press``).
 MOVED = const(0)  # a move (or a pass) committed, the clock switched
@@ -40,7 +41,7 @@ _EXTRA = ("ko", "claims", "offers", "free_captures", "captures", "late_factor", 
 # kept whole in the header's ``extra`` (``_fit_extra``), and given back to a game resumed
 # after a power cut (``settings_of``). They belong to that one game: the board's settings
 # drop them once it starts (firmware/app.py ``start``).
-NAME_KEYS = ("black", "white", "event", "round", "table")  # firmware/settings.py NAMES
+NAME_KEYS = NAMES  # firmware/settings.py's list
 
 _JOURNAL_POINTS = const(40)  # an incident's points passed without a tuple (live.py's limit)
 
@@ -687,22 +688,11 @@ def same_game(game, board):
     """True when a game begun with the settings ``game`` is the one the board's settings
     ``board`` make: the same but for the players' names, which the board drops once a game
     has started (firmware/app.py ``names_used``) unless new ones were set since."""
-    for k in game:
-        if k not in NAME_KEYS and board.get(k) != game[k]:
-            return False
-    for k in board:
-        if k not in NAME_KEYS and k not in game:
-            return False
-    named = False
-    for k in NAME_KEYS:
-        if board.get(k):
-            named = True
-    if not named:
-        return True
-    for k in NAME_KEYS:
-        if board.get(k, "") != game.get(k, ""):
-            return False
-    return True
+    rest = [k for k in game if k not in NAME_KEYS] + [k for k in board if k not in NAME_KEYS]
+    if any(game.get(k) != board.get(k) for k in rest):
+        return False
+    named = any(board.get(k) for k in NAME_KEYS)
+    return not named or all(board.get(k, "") == game.get(k, "") for k in NAME_KEYS)
 
 
 def standing(resumed):
