@@ -140,11 +140,7 @@ def play(
     from host_tools.link import LinkError
 
     port = _port(port)
-    say = (
-        (lambda line: err.print(line, markup=False, highlight=False, soft_wrap=True))
-        if json_out
-        else None
-    )
+    say = (lambda line: err.print(line, markup=False, highlight=False)) if json_out else None
     try:
         summary = P.run(port, engine, colour, protocol, **({"say": say} if say else {}))
     except P.PlayError as e:
@@ -664,7 +660,7 @@ def game(
     wrong = [msg for msg in (check(k, v) for k, v in changes.items()) if msg]
     if wrong:  # the board would refuse them too (firmware/settings.py): said before asking
         for msg in wrong:
-            err.print(msg, style="red", markup=False, soft_wrap=True)
+            err.print(msg, style="red", markup=False)
         raise typer.Exit(EXIT_USAGE)
     fields = {"set": changes} if changes else {}
     shown = _request(port, "settings", json_out, **fields).get("settings", {})

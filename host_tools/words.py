@@ -17,26 +17,27 @@ Each function returns ``(Chinese, English)``; ``line`` joins them as the records
 from __future__ import annotations
 
 from firmware.referee import incidents as INC
+from firmware.rules.gomoku_board import FORBIDDEN_NAMES
 from firmware.ui import arbiter as A
 
 SIDES = {1: "Black", 2: "White"}
 SIDES_ZH = {1: "黑方", 2: "白方"}
 
 # Go's reasons a point is refused (firmware/rules/go_board.py: OFF_BOARD 1 … FULL 6) in the
-# rule texts' terms: 禁着点 (000 第五条, 001 第十九条), 全局同形再现 (000 第六条).
-_GO_ILLEGAL = {
-    1: ("棋盘外", "off the board"),
-    2: ("该点已有棋子", "the point is taken"),
-    3: ("打劫：须先在别处着一手", "ko: play elsewhere first"),
-    4: ("禁着点", "suicide, a point without liberties"),
-    5: ("禁止全局同形再现", "the whole-board position would repeat"),
-    6: ("记录已满：请裁判处理", "the record is full: the arbiter decides"),
+# rule texts' terms: 禁着点 (000 第五条, 001 第十九条), 全局同形再现 (000 第六条). The English
+# is the faces' own (``say.more``), so the board and its records say the same.
+_GO_ILLEGAL_ZH = {
+    1: "棋盘外",
+    2: "该点已有棋子",
+    3: "打劫：须先在别处着一手",
+    4: "禁着点",
+    5: "禁止全局同形再现",
+    6: "记录已满：请裁判处理",
 }
-# Black's forbidden moves in Renju (firmware/rules/gomoku.py DOUBLE_THREE 1 …).
+# Black's forbidden moves in Renju (firmware/rules/gomoku.py DOUBLE_THREE 1 …): the Chinese
+# term and the rules' own name (gomoku_board.FORBIDDEN_NAMES).
 FOULS = {
-    1: ("三三禁手", "double-three"),
-    2: ("四四禁手", "double-four"),
-    3: ("长连禁手", "overline"),
+    k: (zh, FORBIDDEN_NAMES[k]) for k, zh in ((1, "三三禁手"), (2, "四四禁手"), (3, "长连禁手"))
 }
 
 # The arbiter's actions as the journal keeps them (firmware/ui/arbiter.py's numbers).
@@ -95,9 +96,11 @@ def incident(kind: int, detail: int = 0, gomoku: bool = False) -> tuple[str, str
 
             if 0 < detail < len(MESSAGES):
                 en = "%s: %s" % (en, MESSAGES[detail])
-        elif detail in _GO_ILLEGAL:
-            why_zh, why_en = _GO_ILLEGAL[detail]
-            zh, en = "%s：%s" % (zh, why_zh), "%s: %s" % (en, why_en)
+        elif detail in _GO_ILLEGAL_ZH:
+            from firmware.ui import say
+
+            why_en = say.more(kind, detail, False)
+            zh, en = "%s：%s" % (zh, _GO_ILLEGAL_ZH[detail]), "%s: %s" % (en, why_en)
     elif kind == INC.FOUL and detail in FOULS:
         zh = "%s（%s）" % (zh, FOULS[detail][0])
         en = "Black's forbidden move, %s: White may claim it" % FOULS[detail][1]

@@ -319,15 +319,23 @@ def test_a_file_that_is_not_an_elf_image_exits_2(tmp_path):
 
 
 def test_a_message_is_never_broken_at_the_terminal_width(tmp_path):
-    # Whatever the folder's path and the terminal's width (COLUMNS), a message is one line,
-    # whole: rich must not break "not an ELF file" (nor the path) where it would wrap.
-    for n in range(1, 160, 3):
-        folder = tmp_path / ("d" * n)
-        folder.mkdir()
-        text = folder / "firmware.uf2"
-        text.write_bytes(b"UF2\n" + bytes(508))
-        code, out = run(text)
-        assert code == 2 and "%s is not an ELF file" % text in out, out
+    # Whatever the folder's path and the terminal's width, a message is one line, whole:
+    # rich must not break "not an ELF file" (nor the path) where it would wrap.
+    from host_tools import cli
+
+    width = cli.err.width
+    try:
+        for columns in (40, 60, 80, 200):
+            cli.err.width = columns  # as COLUMNS sets it when the console is made
+            for n in range(1, 160, 3):
+                folder = tmp_path / ("%d-%s" % (columns, "d" * n))
+                folder.mkdir()
+                text = folder / "firmware.uf2"
+                text.write_bytes(b"UF2\n" + bytes(508))
+                code, out = run(text)
+                assert code == 2 and "%s is not an ELF file" % text in out, (columns, out)
+    finally:
+        cli.err.width = width
 
 
 def test_a_truncated_or_stripped_image_exits_2(tmp_path, binutils, sources):

@@ -456,7 +456,20 @@ def test_an_engine_without_dead_stones_and_a_game_left_without_a_result(tmp_path
     assert board.proposed is None and board.answers == []
     assert any(line.startswith("engine: no dead stones") for line in lines)
     # The wait ran out of ends here: a game with no result is an error, never a result.
-    assert out["result"] is None and out["error"]
+    assert out["result"] is None and out["error"] == "timeout: no count within 1 s"
+
+
+def test_a_game_over_at_the_board_without_a_result_is_an_error(tmp_path):
+    # The board says the game is over but names no result (voided from elsewhere, say):
+    # tengen play reports no result, and says so.
+    cmd = _engine(tmp_path, GTP_ENGINE, "gtp", moves=["E5", "pass"], fail=["final_status_list"])
+    ends = [{"phase": "over", "result": ""}]
+    board = FakeBoard(None, GO9, script=[point(2, 2), PASS], ends=ends)
+    lines = []
+    out = _run(board, cmd, lines)
+    assert out["result"] is None or out["result"] == ""
+    assert out["error"] == "the game ended without a result at the board"
+    assert lines[-1] == "error: the game ended without a result at the board"
 
 
 def test_go_engine_black_with_handicap_and_resign(tmp_path):
