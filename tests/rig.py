@@ -133,6 +133,8 @@ def grid_for(seed):
 class Rig:
     """The app, its recorded faces and buzzer, a simulated grid, and the time."""
 
+    chips = None  # the emulated HT1621s when the faces are the glass (``glass=True``)
+
     def __init__(self, settings, journal=None, seed=9, pin="1234", match=None, glass=False):
         self.grid, cal = grid_for(seed)
         self.sensing = Sensing(N, cal)
@@ -140,7 +142,6 @@ class Rig:
         settings.setdefault("pin", pin)
         if match is None:
             match = Match(settings, self.sensing, journal)
-        self.chips = None
         if glass:
             from firmware.hal.virtual import make_faces
 
@@ -220,7 +221,7 @@ class Rig:
 
     def seen(self, colour):
         k = 0 if colour[0] in "bB" else 1
-        if getattr(self, "chips", None) is not None:  # the glass, as the player reads it
+        if self.chips is not None:  # the glass, as the player reads it
             from firmware.hal.virtual import read
 
             return read(self.chips[k].ram).line()
@@ -239,21 +240,27 @@ def _bits(name):
     return bits
 
 
-class BoardRig:
-    """A new board: no settings file, nothing played (a fresh flash folder), built as the
-    device builds itself; time is the rig's own (``run``), so every run shows the same.
-    ``seen(side)`` is what that face's glass reads (``firmware/hal/virtual.py``'s ``read``),
-    ``heard()`` the buzzer's sounds since the last call, by name."""
+class BoardRig(Rig):
+    """A new board: no settings file, nothing played (a fresh flash folder, or ``root``),
+    built as the device builds itself, ``dead`` its dead sensors (``make_hardware``'s); time
+    is the rig's own (``run``), so every run shows the same. Rig's hands, but the paddles and
+    keys are the virtual board's (``hw.press``, ``hw.keys.hold``); ``seen(side)`` is what that
+    face's glass reads (``hw.glass``), ``heard()`` the buzzer's sounds since the last call, by
+    name; ``ask`` a request on the PC link."""
 
-    def __init__(self, seed=1):
+    def __init__(self, seed=1, root=None, dead=()):
         from firmware import board
         from firmware.hal import virtual as V
-        from tests.test_journal import fresh_root
 
-        root = fresh_root(blocks=128)[: -len("/games")]
+        if root is None:
+            from tests.test_journal import fresh_root
+
+            root = fresh_root(blocks=128)[: -len("/games")]
         self.root = root
         self.link = _Link()
-        hw = V.make_hardware(root, self.link, seed, host_time=lambda: 1767225600.0, dead=[])
+        hw = V.make_hardware(
+            root, self.link, seed, host_time=lambda: 1767225600.0, dead=list(dead)
+        )
         self.now = 0
         hw.now = hw.keys.now = lambda: self.now  # the rig's time, not the host's
         self.hw = hw
@@ -263,32 +270,12 @@ class BoardRig:
         self.run(200)
 
     @property
-    def match(self):
-        return self.app.match
-
-    @property
     def journal(self):
         return self.app.journal
 
-    # ---- the players' hands (as Rig's) ----------------------------------------------------
+    # ---- the players' hands: the virtual board's paddles and keys ---------------------------
 
-    def _xy(self, v):
-        g = self.match.game
-        n = g.board.size
-        x, y = parse_vertex(v, n, GO_COLUMNS if hasattr(g, "captures") else GOMOKU_COLUMNS)
-        return x + (N - n) // 2, y + (N - n) // 2
-
-    def put(self, v, colour, ms=300):
-        x, y = self._xy(v)
-        self.grid.put(x, y, BLACK if colour[0] in "bB" else WHITE)
-        self.run(ms)
-
-    def lift(self, v, ms=300):
-        x, y = self._xy(v)
-        self.grid.lift(x, y)
-        self.run(ms)
-
-    def press(self, colour, ms=200):
+    def press(self, colour, ms=100):
         self.hw.press(BLACK if colour[0] in "bB" else WHITE)
         self.run(ms)
 
@@ -301,14 +288,7 @@ class BoardRig:
     def key(self, name, long=False):
         ms = 900 if long else 100
         self.hw.keys.hold(_bits(name), ms)
-        self.run(ms + 150)
-
-    def run(self, ms):
-        end = self.now + ms
-        app = self.app
-        while self.now < end:
-            self.now += STEP
-            app.step(self.now)
+        self.run(ms + 100)
 
     # ---- the PC link ------------------------------------------------------------------------
 

@@ -3,131 +3,91 @@ runtimes): the link's ``selftest`` (firmware/link/server.py) starts the app's ru
 (firmware/app.py ``selftest``, firmware/ui/calibrate.py ``SelfTesting``), the scans go through
 firmware/sensing/selftest.py, the faces say it, and the link answers with the faulty points.
 
-The board is ``firmware/board.py``'s ``build`` on ``firmware/hal/virtual.py``'s hardware, with
-a sensor killed after the calibration (``make_hardware(dead=...)``: the same hook as the
-virtual board's ``TENGEN_SIM_DEAD``), as one that fails on a board already calibrated.
+The board is ``tests/rig.py``'s ``BoardRig`` (``firmware/board.py``'s ``build`` on the virtual
+hardware), with a sensor killed after the calibration (``make_hardware(dead=...)``: the same
+hook as the virtual board's ``TENGEN_SIM_DEAD``), as one that fails on a board already
+calibrated.
 """
 
-import json
-
-from firmware import board
 from firmware.hal import virtual as V
 from firmware.sensing.calibration import F_DEAD, Calibration
 from firmware.sensing.grid import UNCERTAIN, Sensing
 from firmware.sensing.selftest import Known, fault_names, selftest
 from firmware.store.journal import read_file, write_atomic
 from firmware.ui.calibrate import TEST_FRAMES
+from tests.rig import BoardRig
 from tests.test_journal import fresh_root
 
 D4 = 3 * 19 + 3  # its frame index: y * n + x
 _cal = []
 
 
-class _Line:
-    """The PC's end of the link: what the board wrote, line by line."""
+def _board(dead=()):
+    """A virtual board (``tests/rig.py``'s ``BoardRig``) on a fresh flash with the one
+    calibration of these tests, its sounds so far taken."""
+    root = fresh_root(blocks=128)[: -len("/games")]
+    if not _cal:  # calibrated once, healthy: the dead sensor dies afterwards
+        V.make_hardware(root, dead=[])
+        _cal.append(read_file(root + V.CALIBRATION))
+    else:
+        write_atomic(root + V.CALIBRATION, _cal[0])
+    b = BoardRig(root=root, dead=dead)
+    b.heard()
+    return b
 
-    def __init__(self):
-        self.data = b""
 
-    def write(self, data):
-        self.data += data
-        return len(data)
-
-    def flush(self):
-        pass
-
-
-class _Board:
-    """A virtual board (a fresh flash with the one calibration of these tests) and its link."""
-
-    def __init__(self, dead=()):
-        root = fresh_root(blocks=128)[: -len("/games")]
-        if not _cal:  # calibrated once, healthy: the dead sensor dies afterwards
-            V.make_hardware(root, dead=[])
-            _cal.append(read_file(root + V.CALIBRATION))
-        else:
-            write_atomic(root + V.CALIBRATION, _cal[0])
-        self.link = _Line()
-        self.hw = V.make_hardware(root, self.link, dead=list(dead))
-        self.app, self.server = board.build(self.hw)
-        self.next_id = 1
-        self.run(200)
-        self.hw.buzzer.take()
-
-    def run(self, ms):
-        """Let ``ms`` pass, the app's pass every 10 ms (the virtual board's scan)."""
-        for _ in range(ms // 10):
-            self.hw.skip(10)
-            self.app.step(self.hw.now())
-
-    def ask(self, cmd, **fields):
-        req = {"v": 1, "id": self.next_id, "cmd": cmd}
-        req.update(fields)
-        self.next_id += 1
-        start = len(self.link.data)
-        self.server.feed(json.dumps(req).encode() + b"\n")
-        while self.server.poll():
-            pass
-        return json.loads(self.link.data[start:].decode().strip().split("\n")[-1])
-
-    def seen(self, k=0):
-        return V.read(self.hw.chips[k].ram).line()
-
-    def test_until_done(self):
-        """Poll ``selftest`` as ``tengen selftest`` does until it is done; its reply."""
-        for _ in range(50):
-            r = self.ask("selftest")
-            assert r["ok"], r
-            if r.get("done"):
-                return r
-            assert r == {"v": 1, "id": r["id"], "ok": True, "running": True}, r
-            self.run(20)
-        raise AssertionError("the self-test never finished")
+def _until_done(b):
+    """Poll ``selftest`` as ``tengen selftest`` does until it is done; its reply."""
+    for _ in range(50):
+        r = b.ask("selftest")
+        assert r["ok"], r
+        if r.get("done"):
+            return r
+        assert r == {"v": 1, "id": r["id"], "ok": True, "running": True}, r
+        b.run(20)
+    raise AssertionError("the self-test never finished")
 
 
 def test_a_healthy_board_has_no_fault_and_the_faces_say_so():
-    b = _Board()
+    b = _board()
     r = b.ask("selftest", start=True)
     assert r["ok"] and r["running"] is True
     b.run(10)  # the next pass draws the faces
-    assert b.seen(0) == V.shown("TEST.") and b.seen(1) == V.shown("TEST.")
-    r = b.test_until_done()
+    assert b.seen("b") == V.shown("TEST.") and b.seen("w") == V.shown("TEST.")
+    r = _until_done(b)
     assert r["frames"] == TEST_FRAMES and r["points"] == 361
     assert r["count"] == 0 and r["faults"] == [] and "error" not in r
-    assert b.seen(0) == V.shown("TEST.OK") and b.seen(1) == V.shown("TEST.OK")
-    assert "CONFIRM" in b.hw.buzzer.take()
+    assert b.seen("b") == V.shown("TEST.OK") and b.seen("w") == V.shown("TEST.OK")
+    assert "CONFIRM" in b.heard()
     b.run(9000)  # a few seconds later: the clock again
-    assert "TEST" not in b.seen(0)
+    assert "TEST" not in b.seen("b")
     assert b.ask("selftest")["count"] == 0  # the result is kept for the link
     assert not b.app.match.sensing.bad_points()
 
 
 def test_a_dead_sensor_is_named_marked_and_shown():
-    b = _Board(dead=[(3, 3, "high")])
+    b = _board(dead=[(3, 3, "high")])
     assert b.ask("selftest")["running"] is True  # no result yet: asking starts a run
-    r = b.test_until_done()
+    r = _until_done(b)
     assert r["count"] == 1, r
     f = r["faults"][0]
     assert f["point"] == "D4" and f["index"] == D4 and f["faults"] == ["dead"]
     assert f["message"].startswith("D4: dead (pinned at 4095)")
     # The faces: how many, then the first point's fault, by turns.
-    shown = set()
-    for _ in range(5):
-        shown.add(b.seen(1))
-        b.run(1000)
+    shown = b.seen_over("w", 5000, every=1000)
     assert V.shown("BAD", "1") in shown and V.shown("PINNED", "D4") in shown, shown
-    assert "REFUSE" in b.hw.buzzer.take()
+    assert "REFUSE" in b.heard()
     s = b.app.match.sensing  # in play the point reads UNCERTAIN: the referee sees no stone
     assert s.faults[D4] & F_DEAD and s.states[D4] == UNCERTAIN and s.bad_points() == [D4]
     # Kept until a new run; that one also names what is known already.
     assert b.ask("selftest")["faults"][0]["point"] == "D4"
     assert b.ask("selftest", start=True)["running"] is True
-    again = b.test_until_done()
+    again = _until_done(b)
     assert again["count"] == 1 and "known bad: dead" in again["faults"][0]["message"]
 
 
 def test_refused_during_a_game_with_the_reason():
-    b = _Board()
+    b = _board()
     assert b.ask("start")["ok"]
     b.run(100)
     r = b.ask("selftest", start=True)
