@@ -26,6 +26,7 @@ from firmware.clock import control as C
 from firmware.referee import incidents as INC
 from firmware.rules.go import fixed_handicap
 from firmware.store import records as R
+from firmware.ui import arbiter as A
 from host_tools import words as W
 
 # Why a game ended (the RESULT record's ``reason``): firmware/match.py END_*, and 5 the
@@ -35,12 +36,6 @@ END_TIME = 2
 END_COUNT = 3
 END_RULES = 4
 END_ARBITER = 5
-
-# Arbiter edit kinds (firmware/ui/arbiter.py) the export reads; host_tools/words.py says them.
-_EDIT_UNDO = W.UNDO
-_EDIT_RESULT = W.RESULT
-_EDIT_TIMEOUT_PASS = W.TIMEOUT_PASS
-_ARBITER_BOTH_LOSE = 3  # firmware/ui/arbiter.py BOTH_LOSE: the app writes "Void"
 
 _TICK_MOD = 1 << 30
 _GO_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP: no I
@@ -134,17 +129,17 @@ def read_game(records) -> Game:
         elif t == R.EDIT:
             _, kind, move_no, time_ms, args = rec
             side = 0
-            if kind == _EDIT_UNDO:
+            if kind == A.UNDO:
                 before = len(moves)
                 moves[:] = [m for m in moves if m.ply < move_no]
                 if swapped and len(moves) == before == swap_at:
                     swapped = False  # no move taken back: the swap itself was (gomoku.undo)
-            elif kind == _EDIT_TIMEOUT_PASS:
+            elif kind == A.TIMEOUT_PASS:
                 side = to_move()
                 moves.append(Move(move_no - 1, side, R.PASS, None, None))
                 move_no -= 1  # the note belongs to the pass itself
-            elif kind == _EDIT_RESULT and args:
-                voided = args[0] == _ARBITER_BOTH_LOSE
+            elif kind == A.RESULT and args:
+                voided = args[0] == A.BOTH_LOSE  # the app writes "Void"
                 decided = args[0]
             note(move_no, "arbiter: " + W.line(*W.action(kind, args, side)))
         elif t == R.RESULT:
@@ -219,7 +214,6 @@ _GOMOKU_HOW = {
     6: "resigned",
     7: "adjudicated",
 }
-_FOULS = ("", "double-three 三三", "double-four 四四", "overline 长连")
 
 
 def result_reason(game: Game) -> str | None:
@@ -255,7 +249,8 @@ def result_reason(game: Game) -> str | None:
         if how is None:
             return None
         if "%s" in how:
-            how = how % _FOULS[margin2 & 3 if (margin2 & 3) < len(_FOULS) else 0]
+            foul = W.FOULS.get(margin2 & 3)
+            how = how % ("%s %s" % (foul[1], foul[0]) if foul else "")
         return "result: " + how
     if reason == END_COUNT and not margin2:
         return "result: a draw by the count (和棋, 000 第九条)"
@@ -370,22 +365,35 @@ def clock_properties(tc: C.TimeControl | None, game: Game) -> list[dict]:
     return out
 
 
+def header_extra(header: dict) -> dict:
+    """The header's ``extra`` (the players, event, round, table: firmware/match.py) as a dict;
+    {} if it is missing or not a JSON object. The one reader of it (``sync``, ``hall_state``
+    too)."""
+    try:
+        extra = json.loads(header.get("extra") or "{}")
+    except (TypeError, ValueError):
+        return {}
+    return extra if isinstance(extra, dict) else {}
+
+
+def swap_players(names: dict, swapped: bool) -> dict:
+    """``names`` (a copy) as they played: after a Renju swap (三手可交换) the one who set up as
+    White plays Black, so "black" and "white" change places. The one place the swap is made
+    (``players`` here, ``sync.index_entry``, ``hall_state.Hall``)."""
+    if not swapped:
+        return dict(names)
+    return dict(names, black=names.get("white"), white=names.get("black"))
+
+
 def players(header, swapped=False) -> dict:
     """The header's names (``extra`` JSON: black, white, event, round, table) as strings,
     "" for none; after a Renju swap (三手可交换) the one who set up as White plays Black."""
-    try:
-        extra = json.loads(header.get("extra") or "{}")
-    except ValueError:
-        extra = {}
-    if not isinstance(extra, dict):
-        extra = {}
+    extra = header_extra(header)
     out = {}
     for key in ("black", "white", "event", "round", "table"):
         v = extra.get(key)
         out[key] = v if isinstance(v, str) else str(v) if isinstance(v, int) else ""
-    if swapped:
-        out["black"], out["white"] = out["white"], out["black"]
-    return out
+    return swap_players(out, swapped)
 
 
 def _players(header, black, white, swapped=False):

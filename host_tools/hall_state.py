@@ -31,9 +31,9 @@ from pathlib import Path
 
 from firmware.referee import incidents as INC
 from firmware.store import records as R
+from firmware.ui import arbiter as A
 from host_tools import export as X
 from host_tools import feed as F
-from host_tools import sync as S
 from host_tools import watch as W
 from host_tools import words
 from host_tools.sync import KINDS, write_atomic
@@ -107,7 +107,7 @@ class GameState:
         return int(h.get("size") or (19 if self.kind() == "go" else 15))
 
     def extra(self) -> dict:
-        return S.header_extra(self.header or {})
+        return X.header_extra(self.header or {})
 
     def read(self) -> X.Game | None:
         """``export.read_game`` of the records had (cached); None if they do not read."""
@@ -377,7 +377,7 @@ class Hall:
                 self._set_preset(b)
         elif rec[0] == R.MOVE:
             self._view_move(b, rec, last)
-        elif rec[0] == R.EDIT and rec[1] == X._EDIT_UNDO and last:
+        elif rec[0] == R.EDIT and rec[1] == A.UNDO and last:
             b.view.apply({"event": "undo", "ply": rec[2] - 1})
         elif rec[0] == R.RESULT:
             b.view.result = g.result() or b.view.result
@@ -619,9 +619,7 @@ class Hall:
             if isinstance(v, (str, int)) and not isinstance(v, bool) and str(v):
                 out[k] = str(v)
         game = g.read() if g is not None else None
-        if game is not None and game.swapped:  # Renju's swap: who plays Black changed
-            out["black"], out["white"] = out["white"], out["black"]
-        return out
+        return X.swap_players(out, game is not None and game.swapped)  # Renju's swap
 
     # ---- what the pages and the API show ------------------------------------------------------
 

@@ -378,9 +378,9 @@ class SimView(App):
 
     def columns(self) -> str:
         """The game's column letters: Go's skip I, Gomoku's and Renju's do not."""
-        from firmware.rules.coords import GO_COLUMNS, GOMOKU_COLUMNS
+        from host_tools import watch
 
-        return GO_COLUMNS if self.game[0].startswith("go") else GOMOKU_COLUMNS
+        return watch.columns(self.game[0])
 
     def point_name(self, x=None, y=None) -> str | None:
         """A grid point (the cursor's by default) named in the game's own coordinates, as
@@ -391,7 +391,9 @@ class SimView(App):
         lo, size = self.window()
         if not (lo <= x < lo + size and lo <= y < lo + size):
             return None
-        return "%s%d" % (self.columns()[x - lo], y - lo + 1)
+        from host_tools import watch
+
+        return watch.point_name((y - lo) << 5 | (x - lo), self.game[0])
 
     def to_clear(self) -> list[tuple[int, int, str]]:
         """The points the board wants done (its ``marks``): ``(x, y, mark)`` on the grid,
@@ -516,9 +518,12 @@ class SimView(App):
             text += "\n" + self.todo_text(todo)
         return text
 
-    def todo_text(self, todo: list[tuple[int, int, str]], named: int = 8) -> str:
-        """The points the board wants done, named as the faces name them: "to take off (3):
-        D4 E5 and 1 outside the game; to put down (2): D4 Q16"."""
+    def todo_text(self, todo: list[tuple[int, int, str]], named: int | None = None) -> str:
+        """The points the board wants done, named as the faces name them (``watch``'s
+        wording): "to take off (3): D4, E5 and 1 outside the game's area; to put down (2):
+        D4, Q16"."""
+        from host_tools import watch
+
         parts = []
         for what, marks in (("to take off", "x"), ("to put down", "bw")):
             pts = [(x, y) for x, y, m in todo if m in marks]
@@ -526,13 +531,8 @@ class SimView(App):
                 continue
             names = [self.point_name(x, y) for x, y in pts]
             inside = [n for n in names if n]
-            outside = len(names) - len(inside)
-            text = "%s (%d): %s" % (what, len(pts), " ".join(inside[:named]))
-            if len(inside) > named:
-                text += " …"
-            if outside:
-                text += "%s%d outside the game" % (" and " if inside else "", outside)
-            parts.append(text)
+            where = watch.points_text(inside, len(names) - len(inside), named)
+            parts.append("%s (%d): %s" % (what, len(pts), where))
         return "; ".join(parts)
 
 

@@ -325,16 +325,6 @@ def write_game(
 # ---- the index ----------------------------------------------------------------------------
 
 
-def header_extra(header: dict) -> dict:
-    """The header's ``extra`` (the players, event, round, table: firmware/match.py) as a dict;
-    {} if it is missing or not a JSON object."""
-    try:
-        extra = json.loads(header.get("extra") or "{}")
-    except (TypeError, ValueError):
-        return {}
-    return extra if isinstance(extra, dict) else {}
-
-
 def index_entry(root, folder, stem: str) -> dict | None:
     """The index's entry for the game ``stem`` in a board's folder, from its sidecar (and its
     .bin, for the result as SGF writes it); None if the sidecar does not read."""
@@ -355,9 +345,7 @@ def index_entry(root, folder, stem: str) -> dict | None:
         swapped = game.swapped
     except (OSError, ValueError, KeyError, IndexError, TypeError):
         pass
-    extra = header_extra(h)
-    if swapped:  # Renju's swap (三手可交换): the one who set up as White played Black
-        extra = dict(extra, black=extra.get("white"), white=extra.get("black"))
+    extra = X.swap_players(X.header_extra(h), swapped)  # Renju's swap (三手可交换)
     entry = {
         "board": str(side.get("board") or h.get("board_id") or ""),
         "game": side.get("game", h.get("game_no")),

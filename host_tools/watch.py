@@ -78,6 +78,19 @@ def point_name(point: int, game: str = "go") -> str:
     return "%s%d" % (cols[x] if x < len(cols) else "?", y + 1)
 
 
+def points_text(names: list[str], outside: int = 0, named: int | None = None) -> str:
+    """Points to clear as the faces name them, the first ``named`` (``NAMED_POINTS``) and a
+    count of the rest: "D4, K10 +2 more and 1 outside the game's area". The one wording of
+    ``View.clear_line`` here and the sim's ``SimView.todo_text``."""
+    named = NAMED_POINTS if named is None else named
+    where = ", ".join(names[:named])
+    if len(names) > named:
+        where += " +%d more" % (len(names) - named)
+    if outside:
+        where += "%s%d outside the game's area" % (" and " if names else "", outside)
+    return where
+
+
 def clock_text(ms: int) -> str:
     """``ms`` as a face shows it (``firmware/clock/clock.py`` ``format_time``): h:mm:ss from
     an hour, m:ss below, m:ss.t in the last ten seconds; rounded up."""
@@ -461,11 +474,7 @@ class View:
             return ""
         names = [self.name(int(p)) for p in c.get("points", [])]
         outside = int(c.get("outside") or 0)
-        where = ", ".join(names[:named])
-        if len(names) > named:
-            where += " +%d more" % (len(names) - named)
-        if outside:
-            where += "%s%d outside the game's area" % (" and " if names else "", outside)
+        where = points_text(names, outside, named)
         return "to clear before the game (%d): %s" % (len(names) + outside, where)
 
     def incident_lines(self) -> list[str]:

@@ -211,7 +211,7 @@ def test_a_smaller_game_in_its_own_coordinates_the_points_to_clear_marked_and_th
     assert seen["face"] == shown("CLR.  2", "D4") == "CLR.  2  D4"
     assert seen["then"] == shown("CLR.  1", say.OUTSIDE)
     assert seen["cursor"] == "E5"
-    assert seen["todo"] == "to take off (2): D4 and 1 outside the game"
+    assert seen["todo"] == "to take off (2): D4 and 1 outside the game's area"
     assert seen["marked"] == "xx"
     assert seen["drawn"].count("[bold red]×[/bold red]") == 2  # D4 and the grid's Q16
     rows = seen["drawn"].split("\n")

@@ -343,7 +343,7 @@ def test_the_board_is_found_again_by_its_id_on_another_port():
 
 
 def test_a_refused_start_names_the_stones_outside_a_smaller_game():
-    ev = {"kind": 25, "move": 1, "points": [2 << 5 | 2], "detail": 2}
+    ev = {"kind": inc.NOT_CLEAR, "move": 1, "points": [2 << 5 | 2], "detail": 2}
     assert W.incident_text(ev, "go9") == (
         "move 1: clear the board before the game starts: 2 stones outside the game's area (C3)"
     )
