@@ -12,6 +12,10 @@
 #   make bench   every bench/bench_*.py on the MicroPython unix port, then bench/host_sync.py
 #   make hardware  the board's schematic as code: netlists, ERC, pin-map check, BOM, picture
 #                (hardware/out/; HARDWARE_ARGS=--check only compares)
+#   make chip    the Tengen image (MicroPython v1.28.0, the firmware frozen in) into
+#                build/chip/tengen/, only if `tengen image check` passes it: from the offline
+#                kit ../shared/rp2 (TENGEN_SHARED), or MICROPY_DIR=a v1.28.0 checkout
+#                (CHIP_ARGS: e.g. --variant tengen unfixed stock, --clean, --verbose)
 #   make clean   remove the virtual environment, caches and build artefacts
 
 PYTHON ?= python3
@@ -33,8 +37,20 @@ HARDWARE_TOOLS = { [ -f /usr/share/kicad/symbols/74xx.kicad_sym ] && [ -d \
   graphviz || { apt-get update -qq && apt-get install -y -qq kicad-symbols kicad-footprints \
   graphviz; }; } >/dev/null 2>&1; }
 
+# gcc-arm-none-eabi, its C library and C++ runtime, and CMake: what `make chip` needs beyond
+# build-essential (the offline kit's README lists the same). As root with apt-get (the package
+# list fetched only if a package is not found at first); otherwise it says what is missing.
+CHIP_TOOLS = { command -v arm-none-eabi-gcc >/dev/null && [ -f \
+  /usr/lib/arm-none-eabi/include/stdio.h ] && command -v cmake >/dev/null; } || { [ "$$(id \
+  -u)" = 0 ] && command -v apt-get >/dev/null && { apt-get install -y -qq gcc-arm-none-eabi \
+  libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake || { apt-get update -qq && \
+  apt-get install -y -qq gcc-arm-none-eabi libnewlib-arm-none-eabi \
+  libstdc++-arm-none-eabi-newlib cmake; }; } >/dev/null 2>&1; } || echo "make: the ARM \
+  toolchain is missing and cannot be installed here (not root, or no apt-get): make chip \
+  needs gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake"
+
 .DEFAULT_GOAL := test
-.PHONY: venv test lint format sim gtp hall-demo bench hardware clean
+.PHONY: venv test lint format sim gtp hall-demo bench hardware chip clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +78,9 @@ $(STAMP): pyproject.toml
 	  -v apt-get >/dev/null && { apt-get install -y -qq gnugo || { apt-get update -qq && \
 	  apt-get install -y -qq gnugo; }; } >/dev/null 2>&1; }
 	-$(HARDWARE_TOOLS)
+	@# The ARM toolchain and CMake `make chip` builds the Tengen image with (and the tests that
+	@# build it: they skip without them), from Debian's apt the same way; said when it cannot.
+	-@$(CHIP_TOOLS)
 	touch $@
 
 venv: $(STAMP)
@@ -129,6 +148,14 @@ bench: $(STAMP)
 	echo "== bench/hall_scale.py (CPython: 200 boards through 4 relays to the hall's page)"; \
 	$(BIN)/python -m bench.hall_scale || { echo "bench: bench/hall_scale.py failed"; status=1; }; \
 	exit $$status
+
+# The Tengen image (host_tools/chip.py; hardware/README.md §8): the kit unpacked, picotool and
+# mpy-cross made once (build/chip/kit/), the project's mpy-tool patch applied, the image built
+# and let through only if `tengen image check` passes (else exit 1, nothing written).
+chip: $(STAMP)
+	@-$(CHIP_TOOLS)
+	@$(BIN)/python -m host_tools.chip $(if $(MICROPY_DIR),--micropython "$(MICROPY_DIR)") \
+	  $(CHIP_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build dist *.egg-info

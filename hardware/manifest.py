@@ -3,25 +3,31 @@
 #
 # Frozen modules run their bytecode from flash: as .mpy files on the filesystem the app's
 # modules take 144 KB of the Pico's heap and the app never starts; frozen, they take almost
-# none (../shared/research/on-chip.md). Build (not done by `make`; needs the ARM toolchain and
-# a MicroPython checkout), every step in hardware/README.md, "The Tengen image":
-#
-#   make -C mpy-cross
-#   make -C ports/rp2 BOARD_DIR=/path/to/tengen/hardware/micropython/boards/TENGEN_PICO submodules
-#   make -C ports/rp2 BOARD_DIR=/path/to/tengen/hardware/micropython/boards/TENGEN_PICO
-#
-# with upstream's tools/mpy-tool.py fixed first (it misaligns frozen Thumb native code: the
-# README says how), then `tengen image check ports/rp2/build-TENGEN_PICO/firmware.elf`, and
-# only if that says good: hold BOOTSEL, plug in, copy build-TENGEN_PICO/firmware.uf2 to the
-# RPI-RP2 drive. boot.py and main.py stay on the board's filesystem (`tengen deploy` copies
-# them): a /firmware folder there would shadow the frozen package (sys.path is '', '.frozen',
-# '/lib'), so a board running this image must have none (`tengen deploy` removes it).
+# none (../shared/research/on-chip.md). `make chip` builds the image (host_tools/chip.py;
+# hardware/README.md, "The Tengen image"): MicroPython v1.28.0 from the offline kit or a
+# checkout (MICROPY_DIR), upstream's tools/mpy-tool.py patched first
+# (hardware/micropython/mpy-tool-armv6m-align.patch: it misaligns frozen Thumb native code),
+# then `make -C ports/rp2 BOARD_DIR=<this repository>/hardware/micropython/boards/TENGEN_PICO`,
+# and the image goes to build/chip/tengen/ only if `tengen image check` passes it. boot.py and
+# main.py stay on the board's filesystem (`tengen deploy` copies them): a /firmware folder
+# there would shadow the frozen package (sys.path is '', '.frozen', '/lib'), so a board
+# running this image must have none (`tengen deploy` removes it).
 #
 # The list is the one `tengen deploy` builds (host_tools/deploy.py: every firmware/**/*.py
 # except its EXCLUDE, the host-only modules); tests/host/test_deploy.py checks they agree.
 
-# The port's own frozen modules (asyncio, which the app's tasks need; rp2, ...).
-include("$(PORT_DIR)/boards/manifest.py")  # noqa: F821
+# Of the port's own modules (ports/rp2/boards/manifest.py freezes more) only what the board
+# runs: _boot.py mounts the filesystem, rp2.py has asm_pio (the scan's PIO program). Not the
+# drivers for OneWire, DS18x20, DHT and NeoPixel, nor _boot_fat.py: flash for the budget
+# (hardware/README.md, "The flash budget").
+freeze("$(PORT_DIR)/modules", ("_boot.py", "rp2.py"))  # noqa: F821
+
+# asyncio, as upstream freezes it (opt=3) but for what the firmware never uses: Event, Lock and
+# the streams (event.py, lock.py, stream.py) are left out; asyncio's lazy loader would raise
+# ImportError for them.
+package(  # noqa: F821
+    "asyncio", ("__init__.py", "core.py", "funcs.py"), base_path="$(MPY_DIR)/extmod", opt=3
+)
 
 package(  # noqa: F821
     "firmware",

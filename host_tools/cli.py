@@ -218,9 +218,10 @@ def image_check(
 
     Every frozen native/viper function 4-byte aligned (upstream's freezing tool can misalign
     them: the board HardFaults or computes wrong values), every board module frozen in, the
-    .mpy version the project's mpy-cross emits, the image clear of the ROMFS partition and the
-    filesystem. One verdict line a check. Exit 0: good; 1: a check failed; 2: unreadable (or a
-    check could not tell)."""
+    .mpy version the project's mpy-cross emits, the image ending at least 128 KiB below the
+    filesystem (the flash budget). One verdict line a check. Exit 0: good; 1: a check failed;
+    2: unreadable (or a check could not tell). `make chip` builds the image and runs this
+    check as its gate."""
     import json
 
     from host_tools import image as I
@@ -904,7 +905,7 @@ def deploy(
     force: bool = typer.Option(
         False,
         "--force",
-        help="On stock MicroPython without ROMFS, copy the .mpy files anyway (a Pico lacks "
+        help="On stock MicroPython, copy the .mpy files anyway (a Pico lacks "
         "the RAM to start the app from them).",
     ),
     wait: float = typer.Option(
@@ -916,9 +917,9 @@ def deploy(
 ) -> None:
     """Put this firmware on the board and see it start: asks the board what it runs (its
     app's hello, then a probe at its REPL), copies only what belongs there (boot.py and
-    main.py to a Tengen image, the app into ROMFS when it has a partition; a stock MicroPython
-    board is refused, --force copies the .mpy files), removes a stale /firmware, restarts the
-    board and waits for its hello. A virtual board (tengen sim) is left alone."""
+    main.py to a Tengen image; a stock MicroPython board is refused, --force copies the .mpy
+    files), removes a stale /firmware, restarts the board and waits for its hello. A virtual
+    board (tengen sim) is left alone."""
     from host_tools import deploy as D
 
     if build_only is not None:
@@ -942,7 +943,7 @@ def deploy(
     except D.DeployError as e:
         err.print(str(e), style="red", markup=False)
         raise typer.Exit(EXIT_FAIL) from None
-    where = {D.FROZEN: "beside the Tengen image", D.ROMFS: "with the app in ROMFS"}
+    where = {D.FROZEN: "beside the Tengen image"}
     typer.echo(
         "deployed %d files (%d bytes) to %s %s: %s"
         % (

@@ -14,13 +14,14 @@ Start reading at ``deploy``. The steps, each a failure that names itself:
    and .mpy format, the port, whether the Tengen modules are frozen into the image (and their
    version), the ROMFS partition's size, the heap, whether a ``/firmware`` folder is there.
 3. ``decide`` picks what goes where (the table in ``decide``). The app's 34 modules as .mpy
-   files on the filesystem take 144 KB of the Pico's heap and the app never starts
+   files on the filesystem take 144 KB of the Pico's heap and the app never starts; imported
+   from a ROMFS partition they take 148 KB and ``build()`` ends in MemoryError
    (../shared/research/on-chip.md): only the Tengen image (the modules frozen,
-   hardware/README.md) or a ROMFS partition runs it, so a stock MicroPython is refused unless
-   ``--force``.
-4. mpremote, one call per step: ``/firmware`` is removed first (it would shadow the frozen or
-   ROMFS modules: MicroPython looks in the filesystem first), the files are copied, the board
-   is reset; then its link must answer ``hello`` within ``wait`` seconds, else the board is
+   hardware/README.md) runs it, so a stock MicroPython is refused unless ``--force``, with or
+   without a ROMFS partition.
+4. mpremote, one call per step: ``/firmware`` is removed first (it would shadow the frozen
+   modules: MicroPython looks in the filesystem first), the files are copied, the board is
+   reset; then its link must answer ``hello`` within ``wait`` seconds, else the board is
    looked at again and the failure says what to do (safe mode: PAUSE held at power-up).
 
 The board's files (``firmware/``, ``boot.py``, ``main.py``, ``hardware/manifest.py``) are found
@@ -240,9 +241,8 @@ ARMV6M = 4  # the RP2040's architecture in an .mpy header (MP_NATIVE_ARCH_ARMV6M
 ARM_LAST = 8  # ARMV7EMDP: every Thumb-2 core runs armv6m code (MPY_FEATURE_ARCH_TEST)
 
 IMAGE_HOWTO = (
-    "hardware/README.md, 'the Tengen image': build MicroPython with hardware/manifest.py "
-    "frozen in, hold BOOTSEL while plugging the board in and copy firmware.uf2 to the RPI-RP2 "
-    "drive"
+    "hardware/README.md, 'the Tengen image': `make chip` builds it into build/chip/tengen/; "
+    "hold BOOTSEL while plugging the board in and copy firmware.uf2 to the RPI-RP2 drive"
 )
 SAFE_MODE = (
     "unplug it and plug it in again holding the PAUSE key (safe mode: main.py skips the app "
@@ -256,7 +256,6 @@ VIRTUAL = (
 
 # What ``decide`` chooses.
 FROZEN = "frozen"  # the Tengen image: boot.py and main.py only
-ROMFS = "romfs"  # the app's .mpy in the ROMFS partition (executed in place)
 FILES = "files"  # the app's .mpy as files (--force: does not fit a Pico's RAM)
 
 
@@ -339,7 +338,6 @@ def describe(info: dict) -> str:
 def decide(
     info: dict,
     force: bool = False,
-    romfs_bytes: int | None = None,
     mpy: tuple[int, int] = (6, 3),
     version: str = "",
 ) -> tuple[str, list[str]]:
@@ -354,15 +352,13 @@ def decide(
                                                             removed (it would shadow the
                                                             image); warns if the image's
                                                             version is not this checkout's
-    stock, ROMFS partition >= the app's image    ROMFS      the .mpy into ROMFS; boot.py,
-                                                            main.py; /firmware removed
-    stock, no ROMFS (or too small)               refused    nothing: the way to the image
+    stock (a ROMFS partition or not)             refused    nothing: the way to the image
     ... with ``force``                           FILES      the .mpy as /firmware files,
                                                             boot.py, main.py (warned: too
                                                             big for a Pico's RAM)
     ===========================================  =========  ===============================
 
-    ROMFS and FILES also need the board's .mpy format (``sys.implementation._mpy``: version,
+    FILES also needs the board's .mpy format (``sys.implementation._mpy``: version,
     sub-version, an ARM architecture that runs armv6m code) to be the one built (``mpy``),
     else refused: the import would fail at boot."""
     if info.get("impl") != "micropython":
@@ -406,21 +402,20 @@ def decide(
             )
         )
     rom = info.get("romfs") or 0
-    if rom and romfs_bytes is not None and romfs_bytes <= rom:
-        return ROMFS, warnings
-    why = "it has no ROMFS partition"
-    if rom and romfs_bytes is not None:
-        why = "its ROMFS partition (%d KB) is smaller than the app (%d KB)" % (
-            rom // 1024,
-            romfs_bytes // 1024 + 1,
+    romfs = ""
+    if rom:
+        romfs = (
+            " Its %d KB ROMFS partition does not help: imported from there the app takes 148 KB "
+            "of heap and does not start either (hardware/README.md, why there is no ROMFS "
+            "variant)." % (rom // 1024)
         )
     if not force:
         raise DeployError(
-            "the board runs stock MicroPython %s, without the Tengen modules frozen in, and %s. "
-            "As files the app's modules take more RAM than a Pico has: the app would not "
-            "start (MemoryError at boot). Put the Tengen image on it first (%s), then run "
-            "tengen deploy again; --force copies the files anyway. Nothing was changed."
-            % (info.get("version"), why, IMAGE_HOWTO)
+            "the board runs stock MicroPython %s, without the Tengen modules frozen in. As "
+            "files the app's modules take more RAM than a Pico has: the app would not start "
+            "(MemoryError at boot).%s Put the Tengen image on it first (%s), then run tengen "
+            "deploy again; --force copies the files anyway. Nothing was changed."
+            % (info.get("version"), romfs, IMAGE_HOWTO)
         )
     warnings.append(
         "--force: the app's modules go as .mpy files to /firmware; on a Pico (264 KB RAM) "
@@ -439,33 +434,14 @@ def mpy_cross_version() -> str:
         return "?"
 
 
-def romfs_image(build_dir, out) -> int:
-    """A ROMFS image (``out``) of the built ``firmware/`` folder alone (boot.py and main.py
-    stay on the filesystem: MicroPython runs them from there), with mpremote's own writer;
-    its size."""
-    import contextlib
-    import io
-
-    from mpremote.romfs import make_romfs
-
-    src = Path(build_dir) / "romfs"
-    if src.exists():
-        shutil.rmtree(src)
-    shutil.copytree(Path(build_dir) / "firmware", src / "firmware")
-    with contextlib.redirect_stdout(io.StringIO()):
-        data = make_romfs(str(src), mpy_cross=False)
-    Path(out).write_bytes(data)
-    return len(data)
-
-
 # ---- mpremote -----------------------------------------------------------------------------------
 
 
 def mpremote_commands(
-    port: str, build_dir, mpremote=None, kind: str = FILES, image=None
+    port: str, build_dir, mpremote=None, kind: str = FILES
 ) -> list[tuple[str, list[str]]]:
     """The mpremote command lines ``deploy`` runs for ``kind``, in order, each with the step's
-    name: /firmware removed, the files copied (``image`` the ROMFS image for ROMFS), reset."""
+    name: /firmware removed, the files copied, reset."""
     mp = list(MPREMOTE if mpremote is None else mpremote)
     b = Path(build_dir)
     connect = mp + ["connect", port]
@@ -477,9 +453,6 @@ def mpremote_commands(
     if kind == FILES:
         copy = ["fs", "cp", "-r", str(b / "firmware"), ":firmware", "+"] + source  # made anew
         steps.append(("copy the firmware", connect + copy))
-    elif kind == ROMFS:
-        steps.append(("write the ROMFS partition", connect + ["romfs", "deploy", str(image)]))
-        steps.append(("copy boot.py and main.py", connect + source))
     else:
         steps.append(("copy boot.py and main.py", connect + source))
     steps.append(("restart the board", connect + ["reset"]))
@@ -730,15 +703,10 @@ def deploy(
         if stopped:
             sleep(0.5)  # the app winds down and the REPL starts
         fw = firmware_version()
-        image = None
         try:
             say("probe")
             info = probe(port, run, mp)
-            romfs_bytes = None
-            if info.get("romfs") and not info.get("frozen"):
-                image = Path(build_dir) / "firmware.romfs"
-                romfs_bytes = romfs_image(build_dir, image)
-            kind, warnings = decide(info, force, romfs_bytes, mpy_header(build_dir), fw)
+            kind, warnings = decide(info, force, mpy_header(build_dir), fw)
         except DeployError as e:
             if not stopped:
                 raise
@@ -749,11 +717,9 @@ def deploy(
         for w in warnings:
             say("warning: " + w)
         if kind != FILES:
-            files = [f for f in files if f in SOURCE_FILES] + (
-                ["firmware.romfs"] if kind == ROMFS else []
-            )
+            files = [f for f in files if f in SOURCE_FILES]
             total = sum((Path(build_dir) / f).stat().st_size for f in files)
-        commands = mpremote_commands(port, build_dir, mp, kind, image)
+        commands = mpremote_commands(port, build_dir, mp, kind)
         for step, cmd in commands:
             say(step)
             proc = _mpremote(run, cmd)
@@ -799,7 +765,6 @@ __all__ = [
     "FILES",
     "FROZEN",
     "PROBE",
-    "ROMFS",
     "ask_board",
     "ask_maintenance",
     "board_modules",

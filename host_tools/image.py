@@ -22,23 +22,24 @@ Start reading at ``check``. Four checks, each with one verdict:
    lists (boot.py and main.py stay files on the board) is in the image's table of frozen
    names: ``mp_frozen_names``, the NUL-separated list mpy-tool writes (``firmware/app.py``...)
    and MicroPython's import searches. Frozen modules that are no longer board modules are
-   named, but do not fail the check. An image with a ROMFS partition and none of them frozen
-   is the ROMFS variant (the app goes into the partition): that passes too; some but not all
-   frozen never does.
+   named, but do not fail the check.
 3. **bytecode version** (``check_version``): the image's .mpy version is the one the project's
    mpy-cross emits (``mpy-cross --version``: "mpy v6.3"), and its architecture is the RP2040's
-   armv6m: the frozen code, the .mpy files ``tengen deploy`` makes (for ROMFS) and the
-   runtime must agree. The image's version is ``sys.implementation._mpy``, read from the
+   armv6m: the frozen code, the .mpy files ``tengen deploy --force`` makes and the runtime
+   must agree. The image's version is ``sys.implementation._mpy``, read from the
    constant ``mp_sys_implementation_obj`` in py/modsys.c: a tuple whose fourth item is the
    small int ``MPY_FILE_HEADER_INT`` (version | (sub-version | arch << 2) << 8), the second and
    third bytes of the .mpy files the runtime accepts (and of the frozen code: it is compiled by
    the same tree's mpy-cross). Since the firmware has native code, the sub-version must match
    too (docs: "MicroPython .mpy files").
 4. **flash layout** (``check_layout``): the image ends (the linker's ``__flash_binary_end``)
-   below the ROMFS partition and the filesystem (``rp2_flash_romfs_obj``, ``rp2_flash_obj`` in
-   ports/rp2/rp2_flash.c: base offset and size in flash). An image that overlaps them would be
-   overwritten by the first ROMFS deploy or filesystem write. When those symbols are not
-   there, this check is "skipped" and does not decide the exit code.
+   at least ``FLASH_MARGIN`` (128 KiB) below the filesystem (``rp2_flash_obj`` in
+   ports/rp2/rp2_flash.c: base offset and size in flash; or below a ROMFS partition,
+   ``rp2_flash_romfs_obj``, should an image have one). An image that overlaps them would be
+   overwritten by the first filesystem write; one that ends within the margin fails too: the
+   budget that says the firmware is outgrowing its flash while there is still time to act
+   (see ``FLASH_MARGIN``). When those symbols are not there, this check is "skipped" and does
+   not decide the exit code.
 
 Exit code (``exit_code``): 0 every check ok; 1 a check failed; 2 the file cannot be read as an
 ARM ELF image with a symbol table (a .uf2, a stripped copy, another architecture) or a check
@@ -64,6 +65,13 @@ EXIT_BAD = 1
 EXIT_UNREADABLE = 2
 
 XIP_BASE = 0x10000000  # the RP2040's flash, memory-mapped
+# The flash budget: the image must end at least this far below the filesystem. The firmware
+# grew by about 95 KB in four days (issue 25) and nothing said so until the image was 64 KiB
+# from the filesystem; 128 KiB is room for the next features, and the check fails while
+# there is still time to trim (hardware/micropython/boards/TENGEN_PICO/mpconfigtrim.h) rather
+# than when the image would overwrite the board's games. The filesystem does not move for
+# it: it starts at 640 KiB, as on the stock RPI_PICO build, so a board keeps its files.
+FLASH_MARGIN = 128 * 1024
 ARMV6M = 4  # MP_NATIVE_ARCH_ARMV6M: the RP2040's Cortex-M0+ in an .mpy header
 ARCHES = {
     0: "none (no native code)",
@@ -463,9 +471,8 @@ def check_alignment(img: Image, natives: dict, frozen: list[str]) -> Check:
     return Check("alignment", title, OK, verdict, details)
 
 
-def check_frozen(names: list[str] | None, expected: list[str], romfs_bytes: int = 0) -> Check:
-    """Every board module frozen in (see the module's doc); or, in an image with a ROMFS
-    partition (``romfs_bytes``), none: the app goes there (the ROMFS variant)."""
+def check_frozen(names: list[str] | None, expected: list[str]) -> Check:
+    """Every board module frozen in (see the module's doc)."""
     title = "frozen modules"
     if names is None:
         return Check(
@@ -481,16 +488,6 @@ def check_frozen(names: list[str] | None, expected: list[str], romfs_bytes: int 
     stale = sorted(n for n in names if n.startswith("firmware/") and n not in set(expected))
     details = {"expected": len(expected), "frozen": len(names), "missing": missing}
     details["frozen_not_board_modules"] = stale
-    if romfs_bytes and len(missing) == len(expected):
-        details["romfs_bytes"] = romfs_bytes
-        return Check(
-            "frozen",
-            title,
-            OK,
-            "none of the board modules is frozen in: the image has a %d KiB ROMFS partition for "
-            "them (tengen deploy writes the app there)" % (romfs_bytes // 1024),
-            details,
-        )
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
         return Check(
@@ -614,8 +611,9 @@ def _flash_obj(img: Image, name: str) -> tuple[int, int] | None:
     return base, size
 
 
-def check_layout(img: Image) -> Check:
-    """The image ends below the ROMFS partition and the filesystem."""
+def check_layout(img: Image, margin: int = FLASH_MARGIN) -> Check:
+    """The image ends at least ``margin`` bytes below the filesystem (or a ROMFS partition,
+    whichever comes first): ``FLASH_MARGIN``, the flash budget."""
     title = "flash layout"
     end = img.symbol("__flash_binary_end")
     storage = _flash_obj(img, "rp2_flash_obj")
@@ -632,30 +630,50 @@ def check_layout(img: Image) -> Check:
         areas.insert(0, ("the ROMFS partition", romfs))
     first_name, (first, _) = min(areas, key=lambda a: a[1][0])
     limit = XIP_BASE + first
+    free = limit - end.value
     details = {
         "image_end": "0x%08x" % end.value,
         "filesystem": "0x%08x, %d KiB" % (XIP_BASE + storage[0], storage[1] // 1024),
         "romfs": None
         if len(areas) == 1
         else "0x%08x, %d KiB" % (XIP_BASE + romfs[0], romfs[1] // 1024),
-        "free": limit - end.value,
+        "free": free,
+        "budget": margin,
     }
-    if end.value > limit:
+    if free < 0:
         return Check(
             "layout",
             title,
             FAILED,
             "the image ends at 0x%08x, %d bytes into %s (from 0x%08x): it would be overwritten"
-            % (end.value, end.value - limit, first_name, limit),
+            % (end.value, -free, first_name, limit),
             details,
         )
     rom = " and a %d KiB ROMFS partition" % (romfs[1] // 1024) if len(areas) == 2 else ""
+    where = "the image ends at 0x%08x, %.1f KiB below %s (a %d KiB filesystem%s)" % (
+        end.value,
+        free / 1024,
+        first_name,
+        storage[1] // 1024,
+        rom,
+    )
+    if free < margin:
+        return Check(
+            "layout",
+            title,
+            FAILED,
+            "%s: %.1f KiB short of the %d KiB flash budget. Trim what the firmware does not "
+            "use (hardware/micropython/boards/TENGEN_PICO/mpconfigtrim.h) or the firmware "
+            "itself; the budget is FLASH_MARGIN in host_tools/image.py"
+            % (where, (margin - free) / 1024, margin // 1024),
+            details,
+        )
     return Check(
         "layout",
         title,
         OK,
-        "the image ends at 0x%08x, %d KiB below %s (a %d KiB filesystem%s)"
-        % (end.value, (limit - end.value) // 1024, first_name, storage[1] // 1024, rom),
+        "%s: %.1f KiB to spare over the %d KiB budget"
+        % (where, (free - margin) / 1024, margin // 1024),
         details,
     )
 
@@ -693,10 +711,9 @@ def check(path, root=None, mpy_cross_output: str | None = None) -> dict:
         }
     expected = expected_modules(root)
     names = frozen_names(img)
-    romfs = _flash_obj(img, "rp2_flash_romfs_obj")
     checks = [
         check_alignment(img, native_functions(root, expected), names or []),
-        check_frozen(names, expected, romfs[1] if romfs else 0),
+        check_frozen(names, expected),
         check_version(img, project),
         check_layout(img),
     ]
@@ -727,6 +744,7 @@ def as_json(report: dict) -> dict:
 
 
 __all__ = [
+    "FLASH_MARGIN",
     "Check",
     "Image",
     "ImageError",

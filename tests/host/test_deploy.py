@@ -100,14 +100,17 @@ def test_everything_the_board_imports_is_built():
 
 def test_manifest_freezes_what_deploy_builds():
     calls = []
-    env = {
-        "include": lambda *a, **k: calls.append(("include", a, k)),
-        "package": lambda *a, **k: calls.append(("package", a, k)),
-        "module": lambda *a, **k: calls.append(("module", a, k)),
-    }
+
+    def recorder(kind):
+        return lambda *a, **k: calls.append((kind, a, k))
+
+    env = {k: recorder(k) for k in ("include", "package", "module", "freeze", "require")}
     exec(compile((ROOT / "hardware/manifest.py").read_text(), "manifest.py", "exec"), env)
-    assert calls[0] == ("include", ("$(PORT_DIR)/boards/manifest.py",), {})
-    (kind, args, kw) = calls[1]
+    # The port's modules the board needs (_boot.py mounts the filesystem, rp2.py has asm_pio),
+    # asyncio without what the firmware never uses, then the firmware.
+    assert calls[0] == ("freeze", ("$(PORT_DIR)/modules", ("_boot.py", "rp2.py")), {})
+    assert calls[1][:2] == ("package", ("asyncio", ("__init__.py", "core.py", "funcs.py")))
+    (kind, args, kw) = calls[2]
     assert (kind, args, kw["base_path"]) == ("package", ("firmware",), "..")
     assert ["firmware/" + f for f in kw["files"]] == D.board_modules()
     for f in kw["files"]:
@@ -122,10 +125,10 @@ PORT = "/dev/ttyACM0"
 
 class FakeBoard:
     """A board as deploy reaches it: its filesystem (paths), its image (``frozen``: the
-    Tengen modules frozen in, their version), a ROMFS partition, whether its app runs (then
-    its link answers ``hello``). ``run`` stands in for subprocess.run of mpremote: it records
-    every command, carries out what each would do on the board (the CLEAN script, ``fs cp``,
-    ``romfs deploy``, ``reset``), answers ``version`` and the probe; ``link`` is the link
+    Tengen modules frozen in, their version), a ROMFS partition's size, whether its app runs
+    (then its link answers ``hello``). ``run`` stands in for subprocess.run of mpremote: it
+    records every command, carries out what each would do on the board (the CLEAN script,
+    ``fs cp``, ``reset``), answers ``version`` and the probe; ``link`` is the link
     factory. ``fail`` maps a word of a command to (returncode, stderr); ``missing``: no
     mpremote at all; ``dead``: after a reset the board answers nothing (no REPL either)."""
 
@@ -145,7 +148,6 @@ class FakeBoard:
     ):
         self.frozen = frozen  # the image's firmware version, or None: stock MicroPython
         self.romfs_size = romfs
-        self.romfs = None  # the image written there
         self.fs = set(fs)
         self.app = app
         self.platform = platform
@@ -207,10 +209,6 @@ class FakeBoard:
                 else:
                     assert src.is_file(), src
                     self.fs.add("/" + dst[1:])
-            elif args[:2] == ["romfs", "deploy"]:
-                data = Path(args[2]).read_bytes()
-                assert self.romfs_size and len(data) <= self.romfs_size
-                self.romfs = data
             elif args == ["reset"]:
                 self.resets += 1
                 self.app = not self.dead_after_reset and self.boots()
@@ -258,7 +256,7 @@ class FakeBoard:
                 '  File "firmware/sensing/grid.py", line 120, in __init__\n'
             )
             return False
-        return self.frozen is not None or self.romfs is not None
+        return self.frozen is not None
 
     # -- the link --
 
@@ -389,7 +387,7 @@ def test_a_stock_board_is_refused_and_left_as_it_was(tmp_path):
     with pytest.raises(D.DeployError) as e:
         _go(tmp_path, board, pin=None)
     msg = str(e.value)
-    assert "stock MicroPython 1.28.0" in msg and "no ROMFS partition" in msg
+    assert "stock MicroPython 1.28.0" in msg and "ROMFS" not in msg
     assert "hardware/README.md" in msg and "--force" in msg and "Nothing was changed" in msg
     assert _mp_commands(board) == [["exec", D.PROBE]] and board.fs == before
 
@@ -416,38 +414,25 @@ def test_force_copies_the_mpy_files_and_says_why_the_pico_does_not_start(tmp_pat
     assert len(res["files"]) == len(D.board_modules()) + 2
 
 
-def test_a_romfs_partition_takes_the_app(tmp_path):
-    board = FakeBoard(romfs=512 * 1024, fs={"/firmware/app.mpy", "/settings.json"})
-    res, _ = _go(tmp_path, board, pin=None)
-    assert res["kind"] == D.ROMFS
-    assert board.fs == {"/settings.json", "/boot.py", "/main.py"}
-    image = tmp_path / "b" / "firmware.romfs"
-    assert board.romfs == image.read_bytes() and board.romfs[:3] == b"\xd2\xcd\x31"
-    cmds = _mp_commands(board)
-    assert ["romfs", "deploy", str(image)] in cmds
-    assert cmds.index(["exec", D.CLEAN]) < cmds.index(["romfs", "deploy", str(image)])
-    assert res["files"] == ["boot.py", "main.py", "firmware.romfs"]
-    # A partition too small for the app: as a stock board.
-    small = FakeBoard(romfs=16 * 1024)
-    with pytest.raises(D.DeployError, match=r"ROMFS partition \(16 KB\) is smaller than the app"):
-        _go(tmp_path, small, pin=None)
-
-
-def test_the_romfs_image_holds_the_built_firmware_alone(tmp_path):
-    from mpremote.romfs import VfsRomWriter
-
-    files, _ = D.build(tmp_path / "b")
-    n = D.romfs_image(tmp_path / "b", tmp_path / "x.romfs")
-    data = (tmp_path / "x.romfs").read_bytes()
-    assert n == len(data) and data.startswith(VfsRomWriter.ROMFS_HEADER)
-    assert b"app.mpy" in data and b"boot.py" not in data and b"main.py" not in data
-    assert 100_000 < n < 400_000
+def test_a_stock_board_with_a_romfs_partition_is_refused_like_any_stock_board(tmp_path):
+    # The app imported from /rom takes 148 KB of heap and does not start (on-chip.md): ROMFS
+    # is no way onto a Pico; the message says so, and the way to the image.
+    board = FakeBoard(romfs=256 * 1024, fs={"/firmware/app.mpy", "/settings.json"})
+    before = set(board.fs)
+    with pytest.raises(D.DeployError) as e:
+        _go(tmp_path, board, pin=None)
+    msg = str(e.value)
+    assert "stock MicroPython 1.28.0" in msg and "Nothing was changed" in msg
+    assert "Its 256 KB ROMFS partition does not help" in msg and "148 KB" in msg
+    assert "make chip" in msg and "--force" in msg
+    assert _mp_commands(board) == [["exec", D.PROBE]] and board.fs == before
+    assert not hasattr(D, "ROMFS") and not hasattr(D, "romfs_image")
 
 
 def test_an_incompatible_micropython_is_refused(tmp_path):
     old = 6 | (1 << 8) | (4 << 10)  # .mpy 6.1: MicroPython 1.20-1.22
     with pytest.raises(D.DeployError, match=r"\.mpy format is 6\.1.*tengen builds 6\.3"):
-        _go(tmp_path, FakeBoard(romfs=512 * 1024, mpy=old), pin=None)
+        _go(tmp_path, FakeBoard(mpy=old), pin=None)
     with pytest.raises(D.DeployError, match="not an RP2040 board"):
         _go(tmp_path, FakeBoard(platform="esp32"), pin=None)
 
@@ -463,11 +448,11 @@ def test_the_decision_table():
     rp2 = {"impl": "micropython", "platform": "rp2", "version": "1.28.0", "mpy": MPY_RP2}
     assert D.decide(dict(rp2, frozen=True, frozen_fw="0.1.0"), version="0.1.0") == (D.FROZEN, [])
     assert D.decide(dict(rp2, frozen=True, romfs=1 << 20))[0] == D.FROZEN  # the image first
-    assert D.decide(dict(rp2, romfs=300_000), romfs_bytes=200_000)[0] == D.ROMFS
     assert D.decide(dict(rp2), force=True)[0] == D.FILES
-    for bad in (dict(rp2), dict(rp2, romfs=100), dict(rp2, impl="cpython")):
+    assert D.decide(dict(rp2, romfs=1 << 20), force=True)[0] == D.FILES
+    for bad in (dict(rp2), dict(rp2, romfs=1 << 20), dict(rp2, impl="cpython")):
         with pytest.raises(D.DeployError):
-            D.decide(bad, romfs_bytes=200_000)
+            D.decide(bad)
     assert D.decide(dict(rp2, mpy=0), force=True)[0] == D.FILES  # no _mpy: not checked
 
 

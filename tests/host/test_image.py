@@ -275,35 +275,55 @@ def test_another_architecture_fails(tmp_path, binutils, sources):
     assert c.status == I.FAILED and "armv7m" in c.verdict
 
 
-def test_an_image_reaching_into_the_romfs_partition_fails(tmp_path, binutils, sources):
-    romfs = (640 * 1024, 256 * 1024)
-    storage = (896 * 1024, 1152 * 1024)
-    good = make_image(tmp_path, sources, storage=storage, romfs=romfs, name="good.elf")
-    c = checks(I.check(good))["layout"]
-    assert c.status == I.OK and "256 KiB ROMFS" in c.verdict
-    bad = make_image(
-        tmp_path, sources, storage=storage, romfs=romfs, flash_end=0x100A4000, name="bad.elf"
-    )
-    report = I.check(bad)
+def test_the_flash_budget_passes_an_image_with_the_margin_and_fails_one_without(
+    tmp_path, binutils, sources
+):
+    fs = 640 * 1024  # the filesystem's start, as on the stock RPI_PICO build
+    at_budget = make_image(tmp_path, sources, flash_end=0x10000000 + fs - I.FLASH_MARGIN)
+    c = checks(I.check(at_budget))["layout"]
+    assert c.status == I.OK, c.verdict
+    assert c.details["free"] == I.FLASH_MARGIN == 128 * 1024
+    assert "128.0 KiB below the filesystem" in c.verdict and "0.0 KiB to spare" in c.verdict
+
+    # 4 KiB past the budget, still clear of the filesystem: the check fails, saying by how much.
+    end = 0x10000000 + fs - I.FLASH_MARGIN + 4096
+    over = make_image(tmp_path, sources, flash_end=end, name="over.elf")
+    report = I.check(over)
     c = checks(report)["layout"]
     assert report["exit"] == 1 and c.status == I.FAILED
-    assert "ROMFS partition" in c.verdict
+    assert c.details["free"] == 124 * 1024 and c.details["budget"] == 128 * 1024
+    assert "124.0 KiB below the filesystem" in c.verdict
+    assert "4.0 KiB short of the 128 KiB flash budget" in c.verdict
+    assert "mpconfigtrim.h" in c.verdict
+    code, out = run(over)
+    assert code == 1 and "FAILED  flash layout: the image ends at 0x%08x" % end in out
+    assert "image: BAD, do not flash it" in out
 
 
-def test_the_romfs_variant_freezes_no_board_module_and_passes(tmp_path, binutils, sources):
-    # BOARD_VARIANT=ROMFS: only the port's modules frozen, the app goes into the partition.
-    layout = {"storage": (896 * 1024, 1152 * 1024), "romfs": (640 * 1024, 256 * 1024)}
-    every = set(sources["modules"])
-    elf = make_image(tmp_path, sources, natives=False, drop=every, name="romfs.elf", **layout)
+def test_an_image_reaching_into_the_filesystem_fails(tmp_path, binutils, sources):
+    elf = make_image(tmp_path, sources, flash_end=0x100A0010)
+    c = checks(I.check(elf))["layout"]
+    assert c.status == I.FAILED
+    assert "16 bytes into the filesystem" in c.verdict and "overwritten" in c.verdict
+
+
+def test_an_image_with_a_romfs_partition_is_held_to_the_partition(tmp_path, binutils, sources):
+    # No Tengen image has one (hardware/README.md: why there is no ROMFS variant), but an
+    # image that does must stay clear of it: the partition comes first in flash.
+    romfs = (640 * 1024, 256 * 1024)
+    storage = (896 * 1024, 1152 * 1024)
+    elf = make_image(tmp_path, sources, storage=storage, romfs=romfs, flash_end=0x10090000)
+    c = checks(I.check(elf))["layout"]
+    assert c.status == I.FAILED and "below the ROMFS partition" in c.verdict
+
+
+def test_an_image_with_no_board_module_frozen_fails(tmp_path, binutils, sources):
+    # What the ROMFS variant was: only the port's modules frozen. It is no Tengen image.
+    elf = make_image(tmp_path, sources, natives=False, drop=set(sources["modules"]))
     report = I.check(elf)
-    assert report["exit"] == 0, [c.line() for c in report["checks"]]
-    c = checks(report)
-    assert "256 KiB ROMFS partition" in c["frozen"].verdict
-    assert c["alignment"].verdict == "no frozen native/viper code"
-    # Some frozen and some not is no variant: a broken build.
-    some = every - {"firmware/ui/say.py"}
-    elf = make_image(tmp_path, sources, natives=False, drop=some, name="half.elf", **layout)
-    assert checks(I.check(elf))["frozen"].status == I.FAILED
+    c = checks(report)["frozen"]
+    assert report["exit"] == 1 and c.status == I.FAILED
+    assert len(c.details["missing"]) == len(sources["modules"])
 
 
 # ---- what cannot be read ----------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 # MicroPython board definition: Tengen, the electronic Go/Renju board's reference design (a
 # Raspberry Pi Pico, RP2040, 2 MiB flash) with the board's app frozen into the image.
-# Build from a MicroPython checkout (hardware/README.md, "The Tengen image"):
+# `make chip` builds it (host_tools/chip.py; hardware/README.md, "The Tengen image") from
+# MicroPython v1.28.0 with the project's mpy-tool.py patch, as
 #   make -C ports/rp2 BOARD_DIR=/path/to/tengen/hardware/micropython/boards/TENGEN_PICO
+# and lets the image through only if `tengen image check` passes it.
 set(PICO_BOARD "pico")
 set(PICO_PLATFORM "rp2040")
 
@@ -18,3 +20,9 @@ elseif(NOT MICROPY_USER_FROZEN_MANIFEST)
         "build with BOARD_DIR=<tengen>/hardware/micropython/boards/TENGEN_PICO, or give "
         "FROZEN_MANIFEST=<tengen>/hardware/manifest.py")
 endif()
+
+# What the image leaves out of the port to keep within its flash budget: mpconfigtrim.h, the
+# build's configuration file (py/mpconfig.h includes it; it includes the port's own).
+list(APPEND MICROPY_DEF_BOARD
+    MP_CONFIGFILE=\"mpconfigtrim.h\"
+)
