@@ -2,10 +2,11 @@
 powers up (or pressing BOOTSEL just after: held during power-up it starts the RP2040's ROM
 bootloader instead) is safe mode: the app is skipped and the REPL stays free for mpremote.
 
-Whatever stops the boot (boot.py's error, loading the firmware, the self-checks, building the
-board, the app itself; a MemoryError too) is printed, written to ``/boot.log`` and shown on
-the faces once they exist (firmware/bootlog.py), and main.py returns: the REPL stays
-reachable. The next boot that starts the app reports it in the link's ``hello``.
+Whatever stops the boot (boot.py's error, loading the firmware, an image whose frozen machine
+code is misaligned, the self-checks, building the board, the app itself; a MemoryError too)
+is printed, written to ``/boot.log`` and shown on the faces once they exist
+(firmware/bootlog.py), and main.py returns: the REPL stays reachable. The next boot that
+starts the app reports it in the link's ``hello``.
 """
 
 import sys

@@ -2,7 +2,7 @@
 to the PC.
 
 Start reading at ``fail``. Whatever stops the boot (boot.py's error, main.py importing the
-firmware, a known-answer self-check, ``board.build`` wiring the board, the app once it runs;
+firmware, frozen machine code the chip cannot run, a known-answer self-check, ``board.build`` wiring the board, the app once it runs;
 a ``MemoryError`` as well) comes to ``fail``, which writes it to the log, shows it on both
 faces if they exist yet, and keeps it from being written twice (``board.build`` writes what
 it sees, and main.py's last-resort handler sees the same exception again).
@@ -15,8 +15,10 @@ The file, ``/boot.log`` on the board (``board.build`` attaches it under the flas
     ok                          the app started after an error (written only then)
 
 ``<stage>`` is ``boot.py``, ``start`` (main.py loading the firmware, making the HAL),
-``selfcheck``, ``build`` or ``run`` (the app, once started); ``<what>`` is
-``Type: message``, or for a self-check ``CHECK <tag> <kernels>: item 3 is 0, known 2``.
+``image`` (firmware/imagecheck.py: the image's frozen native/viper code misaligned, before
+any of it runs), ``selfcheck``, ``build`` or ``run`` (the app, once started); ``<what>`` is
+``Type: message``, or for a self-check ``CHECK <tag> <kernels>: item 3 is 0, known 2``, for
+the image ``87 of 169 frozen native/viper functions misaligned (...): <the first three>``.
 A clean boot writes nothing at all: no flash is worn and no time spent when all is well.
 The file is kept to the last ``LIMIT`` bytes (the oldest whole entries go) and always
 rewritten whole, atomically: a temporary file renamed over it (LittleFS's rename is atomic,

@@ -3,11 +3,35 @@
 
 ``main.py`` calls ``run()``. Nothing touches ``machine`` or ``rp2`` until ``build()`` runs,
 so this module imports on the unix port too.
+
+Before anything can call a native or viper function, ``check_image`` makes sure the image's
+frozen machine code can run at all (firmware/imagecheck.py): on an image built without the
+alignment fix the first native call HardFaults and the viper kernels answer wrongly, so the
+boot stops there instead, written to /boot.log as the ``image`` stage, with the Pico's LED
+blinking (the faces' drivers are native code themselves), and the REPL left free.
 """
+
+
+def check_image():
+    """Raise ``imagecheck.Misaligned`` (the boot log's ``image`` stage) if the image's frozen
+    native or viper code is misaligned; the LED blinks then. Calls no native function."""
+    from firmware import bootlog, imagecheck
+
+    bootlog.stage("image")
+    try:
+        imagecheck.verify()
+    except imagecheck.Misaligned:
+        try:
+            imagecheck.blink()
+        except Exception as e:  # the log says what matters; the LED is a help
+            print("tengen: no LED:", repr(e))
+        raise
+    bootlog.stage("start")
 
 
 def build():
     """Everything the board runs, wired to its pins: ``(app, server)``."""
+    check_image()
     from firmware import board
     from firmware.hal import rp2040
 
@@ -20,7 +44,7 @@ def run():
     import asyncio
     import sys
 
+    app, srv = build()  # first: it checks the image before any of the app is loaded
     from firmware.link import server as link
 
-    app, srv = build()
     asyncio.run(link.run(app, srv, sys.stdin))

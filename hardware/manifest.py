@@ -46,6 +46,7 @@ package(  # noqa: F821
         "hal/pcf8563.py",
         "hal/pins.py",
         "hal/rp2040.py",
+        "imagecheck.py",
         "link/__init__.py",
         "link/ending.py",
         "link/hmac.py",

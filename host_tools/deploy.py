@@ -189,9 +189,14 @@ def _probe():
     r = {'impl': i.name, 'version': '.'.join([str(v) for v in i.version[:3]]),
          'mpy': getattr(i, '_mpy', 0), 'machine': getattr(i, '_machine', ''),
          'build': getattr(i, '_build', ''), 'platform': sys.platform}
+    def forget():
+        for k in [k for k in sys.modules if k == 'firmware' or k.startswith('firmware.')]:
+            del sys.modules[k]
     path = sys.path[:]
     sys.path[:] = ['.frozen']
+    forget()
     fw = None
+    img = None
     try:
         import firmware
         fw = ''
@@ -200,13 +205,26 @@ def _probe():
             fw = FIRMWARE
         except Exception:
             pass
+        try:
+            from firmware import imagecheck as c
+        except ImportError:
+            c = None
+        if c:
+            try:
+                n, bad = c.scan(every=False)
+                bad = c.misaligned(bad)
+                named = c.names(bad[:8])
+                img = {'checked': n, 'misaligned': len(bad),
+                       'names': [named[e[0]] for e in bad[:8]]}
+            except Exception as e:
+                img = {'error': repr(e)}
     except Exception:
         pass
     sys.path[:] = path
-    for k in [k for k in sys.modules if k == 'firmware' or k.startswith('firmware.')]:
-        del sys.modules[k]
+    forget()
     r['frozen'] = fw is not None
     r['frozen_fw'] = fw
+    r['image'] = img
     rom = 0
     try:
         import vfs
@@ -318,6 +336,30 @@ def boot_error(info: dict) -> str:
     return "\n".join(out)
 
 
+def image_fault(info: dict) -> str:
+    """Why the board's image cannot run its app (the probe's ``image``: firmware/imagecheck.py
+    run at the REPL found frozen native/viper code misaligned), for a person; "" if not."""
+    image = info.get("image") or {}
+    bad = image.get("misaligned") or 0
+    if not bad:
+        return ""
+    names = list(image.get("names") or [])
+    shown = ", ".join(names)
+    if bad > len(names):
+        shown += "%s%d more" % (" and " if names else "", bad - len(names))
+    return (
+        "the board's image has frozen native/viper code the RP2040 cannot run: %d of %d "
+        "functions are misaligned (%s). The image was built with upstream's mpy-tool.py, "
+        "which gives frozen Thumb code 2-byte alignment: the first native call HardFaults the "
+        "chip and the viper kernels compute wrong values, so the app must not run on it. "
+        "Rebuild the image with the project's fix (`make chip`; hardware/README.md, the "
+        "alignment defect), check its firmware.elf with `tengen image check`, flash its "
+        "firmware.uf2 (hold BOOTSEL while plugging the board in, copy it to the RPI-RP2 "
+        "drive), then run tengen deploy again. Nothing was copied."
+        % (bad, image.get("checked") or 0, shown)
+    )
+
+
 def describe(info: dict) -> str:
     """One line for a person: what the probe found."""
     what = "Tengen image (firmware %s)" % (info.get("frozen_fw") or "?")
@@ -352,6 +394,8 @@ def decide(
                                                             removed (it would shadow the
                                                             image); warns if the image's
                                                             version is not this checkout's
+    ... its frozen native/viper code misaligned  refused    nothing: the way to a good image
+                                                            (``image_fault``)
     stock (a ROMFS partition or not)             refused    nothing: the way to the image
     ... with ``force``                           FILES      the .mpy as /firmware files,
                                                             boot.py, main.py (warned: too
@@ -374,6 +418,14 @@ def decide(
         )
     warnings = []
     if info.get("frozen"):
+        misaligned = image_fault(info)
+        if misaligned:
+            raise DeployError(misaligned)
+        if (info.get("image") or {}).get("error"):
+            warnings.append(
+                "the board could not check its image's native code alignment (%s): check the "
+                "image's firmware.elf with `tengen image check`" % info["image"]["error"]
+            )
         image = info.get("frozen_fw") or "?"
         if version and image != version:
             warnings.append(
