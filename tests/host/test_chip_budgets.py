@@ -60,9 +60,11 @@ def image(request):
         images = request.getfixturevalue("chip_images")
     except pytest.FixtureLookupError:
         images = None
-    if images is not None:
-        found = images.get("fixed") if isinstance(images, dict) else images
-        folder = Path(found)
+    if images is not None:  # a folder, a firmware file, or a dict of them ("fixed": ours)
+        found = images
+        if isinstance(images, dict):
+            found = images.get("fixed") or next(iter(images.values()))
+        folder = Path(getattr(found, "uf2", found))
         folder = folder if folder.is_dir() else folder.parent
         return folder / "firmware.uf2", folder / "firmware.elf", True
     if os.getenv("TENGEN_CHIP_IMAGE"):

@@ -15,8 +15,8 @@ measures what the imports hold after a collection, and ``HEAP`` is that plus
 PC asks for its games. The unix port's objects are twice the chip's (8-byte words, 32-byte
 blocks), so this is stricter than the chip; the emulated chip runs the same with its own heap
 (tests/host/test_chip_budgets.py). Before the acks were read in place, rebuilding the index
-made an object per ack (~330 KB allocated, ~110 KB held here for 500 acks) and ``list``
-answered ``no_memory`` with 145 KB free.
+made an object per ack (325 KB through the allocator for 500 acks here) and failed with
+``MemoryError`` with 145 KB free; 67 KB free is the least that passes now.
 """
 
 import shutil
