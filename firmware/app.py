@@ -136,6 +136,7 @@ class App:
         self.steps = 0
         self.last_tick = 0
         self.longest_gap = 0  # ms between clock ticks: the budget the tasks must keep
+        self.face_ms = -1  # the tick when the faces were first drawn (the link's hello)
         # The board's settings (what the next game is made of); the match keeps its own copy.
         self.settings = settings if settings is not None else dict(match.settings)
         self.board_id = board_id
@@ -633,6 +634,8 @@ class App:
         if self.faces is not None:
             self._face(0, 1, now)  # two calls, not a loop: a for loop allocates
             self._face(1, 2, now)
+            if self.face_ms < 0:
+                self.face_ms = now  # on the RP2040 the ms since power-up: the boot time
         if self.buzzer is not None:
             if clock.version != self.cue_version:
                 self.cue_version = clock.version

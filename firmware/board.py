@@ -60,6 +60,7 @@ def build(hw):
         bootlog.fail(e)
         raise
     server.boot_error = bootlog.started()
+    server.heap_built = server.heap_free()  # the link's hello reports it
     return app, server
 
 

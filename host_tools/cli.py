@@ -330,6 +330,13 @@ def boards(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -
                     typer.echo("%s: the previous boot failed: %s" % (b["port"], b["boot_error"]))
                 for fault in b.get("faults") or ():
                     typer.echo("%s: %s" % (b["port"], fault))
+                heap = b.get("heap") or {}
+                if heap.get("free", -1) >= 0:  # the board's budgets (bench/README.md)
+                    typer.echo(
+                        "%s: heap %d B free (least %d, after build %d); first face at %d ms"
+                        % (b["port"], heap["free"], heap.get("low", -1),
+                           heap.get("built", -1), b.get("face_ms", -1))
+                    )  # fmt: skip
         else:
             err.print("No Tengen board found: is it plugged in and running its app?")
         _say_unreachable(unreachable)

@@ -128,9 +128,11 @@ class Chip:
     """One emulated board: an image, its flash file and its controls, in ``folder``.
 
     ``wall`` bounds a run in real seconds (the runner stops itself then, whatever a test
-    does); ``hold_low`` is ``{pin: ms}`` held low from power-up (PAUSE: safe mode)."""
+    does); ``hold_low`` is ``{pin: ms}`` held low from power-up (PAUSE: safe mode); ``fs`` a
+    filesystem image ``(path, offset in flash)`` the first power-up finds on its flash
+    (``image.filesystem`` gives the offset), instead of a blank one."""
 
-    def __init__(self, uf2, folder, *, emu=None, wall=1800, hold_low=None, stats=False):
+    def __init__(self, uf2, folder, *, emu=None, wall=1800, hold_low=None, stats=False, fs=None):
         self.uf2 = Path(uf2)
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -138,6 +140,7 @@ class Chip:
         self.wall = wall
         self.hold_low = dict(hold_low or {})
         self.stats = stats
+        self.fs = fs
         self.link = self.folder / "ttyEMU"
         self.flash = self.folder / "flash.bin"
         self.ctl = self.folder / "ctl.json"
@@ -173,6 +176,8 @@ class Chip:
             cmd.append("--hold-low=" + ",".join("%d:%d" % kv for kv in self.hold_low.items()))
         if self.stats:
             cmd.append("--stats=1")
+        if self.fs is not None and not self.flash.exists():  # later runs: the saved flash
+            cmd += ["--flash-load=%s" % self.fs[0], "--flash-offset=%d" % self.fs[1]]
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             cmd, cwd=self.folder, stdin=subprocess.DEVNULL, stdout=log, stderr=log

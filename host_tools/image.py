@@ -611,6 +611,12 @@ def _flash_obj(img: Image, name: str) -> tuple[int, int] | None:
     return base, size
 
 
+def filesystem(img: Image) -> tuple[int, int] | None:
+    """``(offset in flash, bytes)`` of the filesystem the image mounts (rp2_flash_obj), or
+    None: where a flash image of files goes (the emulated chip's tests load one there)."""
+    return _flash_obj(img, "rp2_flash_obj")
+
+
 def check_layout(img: Image, margin: int = FLASH_MARGIN) -> Check:
     """The image ends at least ``margin`` bytes below the filesystem (or a ROMFS partition,
     whichever comes first): ``FLASH_MARGIN``, the flash budget."""

@@ -292,3 +292,92 @@ def test_index_slots_stay_sorted_and_grow():
     ix.drop(lambda i: ix.no[i] < 100)
     ix.trim()
     assert ix.count == 4 and len(ix.no) <= 4 + 16
+
+
+# -- the acks file -----------------------------------------------------------------------------
+
+
+def _acks_file(root, games):
+    # An acks file acking ``games`` in this order, written from records.py alone.
+    bodies = []
+    for g in games:
+        t, payload = R.encode((R.ACK, g))
+        bodies.append(bytes([len(payload), t]) + payload)
+    data = R.build(bodies)
+    with open(root + "/acks.tgj", "wb") as f:
+        f.write(data)
+    return data
+
+
+def test_the_acks_are_read_as_records_scan_reads_them_however_damaged():
+    # Journal._walk_acks checks each ACK in its record buffer (live.ack_of): the same acks as the
+    # full scan of records.py finds, in a clean file and with bytes changed, cut or added.
+    root = fresh_root()
+    Journal(root)  # makes the folder
+    rng = Rng(11)
+    for trial in range(40):
+        data = bytearray(_acks_file(root, [rng.between(1, 1 << 20) for _ in range(30)]))
+        for _ in range(trial % 4):
+            data[rng.below(len(data))] ^= 1 << rng.below(8)
+        if trial % 5 == 4:
+            data = data[: rng.between(3, len(data))] + b"\x01\x07"
+        with open(root + "/acks.tgj", "wb") as f:
+            f.write(data)
+        want = set(rec[1] for _, _, rec in R.scan(bytes(data)) if rec[0] == R.ACK)
+        assert Journal(root).acked() == want, trial
+
+
+def test_the_acks_are_read_without_an_object_per_ack():
+    if not IS_MICROPYTHON:
+        skip("counts MicroPython heap bytes (micropython.mem_total) on VfsLfs2")
+    import gc
+
+    root = fresh_root(dev=QuietRam(4096, 64))
+    j = Journal(root, margin=0, reserve=0)
+    for s in range(3):
+        journal_game(j, Rng(40 + s), 10)
+
+    def rebuild():
+        j = Journal(root)
+        gc.collect()
+        t = micropython.mem_total()
+        j.rebuild()
+        return micropython.mem_total() - t, j
+
+    size = len(_acks_file(root, range(1, 501)))  # 500 acks, all but 3 of games not kept
+    with_acks, j = rebuild()
+    assert [x[3] for x in j.games()] == [True, True, True]
+    os.remove(root + "/acks.tgj")
+    without, _ = rebuild()
+    # One buffer the file's size and a few objects; an object per ack would be 8 KB or more.
+    assert with_acks - without <= size + 1024, (with_acks, without, size)
+
+
+def test_the_acks_file_keeps_the_games_kept_and_few_more():
+    root = fresh_root(96)
+    j = Journal(root, margin=0, reserve=0)
+    for s in range(5):
+        journal_game(j, Rng(40 + s), 10)
+    path = root + "/acks.tgj"
+    # Acks of games 1-3 and of 50 games not kept: an ack appends one record.
+    _acks_file(root, [1, 2, 3] + list(range(100, 150)))
+    j = Journal(root, margin=0, reserve=0)
+    size = len(read_file(path))
+    assert j.ack(4) == OK and len(read_file(path)) == size + 7
+    assert j.ack(4) == OK and len(read_file(path)) == size + 7  # acked already: not again
+    # Past _ACKS_STALE acks of games not kept, the next ack rewrites it with the kept ones.
+    _acks_file(root, [1, 2, 3] + list(range(100, 200)))
+    j = Journal(root, margin=0, reserve=0)
+    assert j.ack(4) == OK
+    assert j.acked() == {1, 2, 3, 4} and len(read_file(path)) == 4 + 4 * 7
+    # A damaged record: its ack is lost (said in the log); the next ack rewrites the file.
+    data = bytearray(read_file(path))
+    data[4 + 7 + 2] ^= 0x40  # game 2's number: its CRC fails (the next is chained on the CRC)
+    with open(path, "wb") as f:
+        f.write(data)
+    logs = []
+    j = Journal(root, log=logs.append, margin=0, reserve=0)
+    assert [x[3] for x in j.games()] == [True, False, True, True, False] and logs
+    assert j.ack(5) == OK and j.ack(2) == OK
+    assert j.acked() == {1, 2, 3, 4, 5} and len(read_file(path)) == 4 + 5 * 7
+    assert [x[3] for x in Journal(root).games()] == [True] * 5

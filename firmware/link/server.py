@@ -23,6 +23,13 @@ and ``settings`` changing the PIN) need the arbiter's PIN in ``"pin"``; ``PIN_TR
 PINs lock them for ``PIN_LOCK_MS``.
 
 ``selftest`` runs the sensor self-test (see ``cmd_selftest``).
+
+``hello`` tells the board's budgets without the REPL (the app owns the USB): ``heap``, the free
+heap after a collection now, the least of those since power-up and the one after
+``board.build`` (``heap_free``: a collection costs a few ms, so it is taken at ``build`` and at
+each ``hello``, never per frame); ``face_ms``, the tick when the app first drew the faces (on
+the RP2040 the ms since power-up: the boot time to the first face). ``tengen boards`` prints
+them; ``tests/host/test_chip_budgets.py`` checks them on the emulated chip.
 """
 
 import binascii
@@ -150,6 +157,8 @@ class Server:
         # the points to clear (their key)
         self.no_memory = 0  # requests answered no_memory
         self._nomem = bytearray(_NOMEM_LEN)  # that reply, made at start (_no_memory)
+        self.heap_built = -1  # the free heap after board.build (heap_free), -1: not known
+        self.heap_low = -1  # the least heap_free has seen
 
     # ---- the flow -----------------------------------------------------------------------------
 
@@ -450,7 +459,21 @@ class Server:
             "game": self._kind(),
             "boot_error": getattr(self, "boot_error", None),
             "faults": self._faults(),
+            "heap": {"free": self.heap_free(), "low": self.heap_low, "built": self.heap_built},
+            "face_ms": getattr(self.app, "face_ms", -1),
         }
+
+    def heap_free(self):
+        """The free heap after a collection (what the board's objects leave), kept in
+        ``heap_low`` if it is the least yet; -1 where there is no ``gc.mem_free`` (CPython)."""
+        free = getattr(gc, "mem_free", None)
+        if free is None:
+            return -1
+        gc.collect()
+        n = free()
+        if self.heap_low < 0 or n < self.heap_low:
+            self.heap_low = n
+        return n
 
     def _faults(self):
         # What the board fixed or worked around while running (a stalled scan, a task that
@@ -558,7 +581,7 @@ class Server:
         j = self._journal()
         state = j.state(g)  # (finished, acked) from the journal's index, or None
         if state is None:
-            if g in j.acked():  # acked before and evicted since: still a yes (the file says)
+            if j.was_acked(g):  # acked before and evicted since: still a yes (the file says)
                 return {"game": g, "acked": True}
             raise Reject("no_game", "game %d is not kept" % g)
         if state[1]:

@@ -81,9 +81,10 @@ class Index:
         return i
 
     def ack(self, g):
-        """Mark game ``g`` confirmed by the PC; False if it is not kept."""
+        """Mark game ``g`` confirmed by the PC; False if it is not kept or was marked already
+        (the journal counts such acks: ``Journal._ack_stale``)."""
         i = self.find(g)
-        if i < 0:
+        if i < 0 or self.nf[i] & ACKED:
             return False
         self.nf[i] |= ACKED
         return True

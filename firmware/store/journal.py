@@ -5,7 +5,7 @@ Start reading at ``Journal``. Files under ``root`` (``/games`` on the board):
     g000123.tgj   the live journal of game 123: one checksummed record per event
                   (``records.py``), appended as it happens; survives any power cut
     p0001.tgp     a pack of finished games, one compact entry each, oldest pack first
-    acks.tgj      the games the PC has confirmed it holds (ACK records)
+    acks.tgj      the games the PC has confirmed it holds (ACK records, ~8 bytes each)
     next          the next game number (``write_atomic``)
 
 Durability: the live file of the game in progress stays open; each record is one ``write``
@@ -34,6 +34,12 @@ its CRC, every live file read, the acks file), never read from a file a cut coul
 and kept current by every write (begin, result, packing, ack, eviction). The PC link pages,
 reads and acks games through it (``games``, ``locate``, ``read``, ``state``, ``ack``): the cost
 of syncing one game does not grow with the games kept (``bench/bench_journal.py``).
+
+The acks file is read once, at ``rebuild``, each record checked in the record buffer
+(``live.ack_of``) and marked in the index: no object per ack, so 1,000 games with every one
+acked rebuild in the chip's heap (``tests/host/test_journal_heap.py``). It holds the acks of
+the games kept and at most ``_ACKS_STALE`` more (acks of games gone): past that, or when its
+tail is unknown (damaged, a write failed), ``ack`` rewrites it from the index.
 
 Space: only acked games are evicted (whole packs whose games are all acked, oldest first, and
 acked live files of abandoned games). When the free space is below ``margin`` at ``begin``, the
@@ -67,6 +73,7 @@ _ENOSPC = 28
 _BLOCK = 4096
 _PACK_MAX = 64 * 1024  # a new pack starts past this: eviction frees space in 64 KiB steps
 _PLACE_MAX = 1 << 16  # the index keeps an entry's offset in 16 bits (index.py)
+_ACKS_STALE = 64  # acks of games not kept before ``ack`` compacts the acks file (~512 bytes)
 
 
 def _nospace(e):
@@ -85,6 +92,18 @@ def read_file(path):
     try:
         with open(path, "rb") as f:
             return f.read()
+    except OSError:
+        return None
+
+
+def _read_whole(path):
+    # The file's bytes in one buffer of its size (``f.read()`` grows its buffer as it reads),
+    # or None if it cannot be read.
+    try:
+        with open(path, "rb") as f:
+            data = bytearray(os.stat(path)[6])
+            f.readinto(data)
+            return data
     except OSError:
         return None
 
@@ -141,7 +160,8 @@ class Journal:
         self._seed = bytearray(4)  # the live file's last 4 bytes (the CRC chain) ...
         self._tail = False  # ... when this is True; else the file is reread first
         self._f = None  # the live file, open for appending, or None
-        self._ack_seed = None  # the acks file's last 4 bytes, None: reread it first
+        self._ack_seed = None  # the acks file's last 4 bytes, None: rewrite it (``ack``)
+        self._ack_stale = 0  # records in the acks file that mark no game kept
         try:
             os.mkdir(root)
         except OSError:
@@ -191,21 +211,53 @@ class Journal:
             data = read_file(self._live(g))
             recs = R.scan(data or b"", R.MAGIC, self.log)
             ix.put(g, 0, 0, bool(recs) and recs[-1][2][0] == R.RESULT)
-        for g in self._acks():
-            ix.ack(g)
+        n, marked = self._walk_acks(ix.ack)
+        self._ack_stale = n - marked
         ix.trim()
         self._ix = ix
 
-    def _acks(self):
-        # The game numbers in the acks file; notes its tail for ``ack`` if the file is clean.
+    def _walk_acks(self, visit):
+        # Each good ACK of the acks file to ``visit(game_no)``: (the records, how many
+        # ``visit`` took). The file is read whole (compacted: ~8 bytes for each game kept),
+        # each record copied into the record buffer and checked there (live.ack_of): no
+        # object per ack. A bad byte is stepped over, as records.scan does; notes the file's
+        # tail for ``ack`` if every byte of it is good.
         self._ack_seed = None
-        data = read_file(self.root + "/acks.tgj")
+        data = _read_whole(self.root + "/acks.tgj")
         if not data:
-            return []
-        found = R.scan(data, R.MAGIC, self.log)
-        if sum(e - p for p, e, _ in found) + 4 == len(data):
-            self._ack_seed = bytes(data[-4:])
-        return [rec[1] for _, _, rec in found if rec[0] == R.ACK]
+            return 0, 0
+        size = len(data)
+        if data[:4] != R.MAGIC:
+            self.log("journal: acks file: bad magic, %d bytes ignored" % size)
+            return 0, 0
+        buf = self._buf
+        seed = bytearray(4)
+        p = 4
+        n = 0
+        taken = 0
+        bad = 0
+        while p < size:
+            k = data[p] + 6  # the record's length
+            g = -1
+            if k <= 10 and p + k <= size:  # an ACK's at most; copied, its CRC checked
+                for i in range(4):
+                    seed[i] = data[p - 4 + i]
+                for i in range(k):
+                    buf[i] = data[p + i]
+                g = L.ack_of(buf, k, seed)
+            if g < 0:
+                p += 1
+                bad += 1
+                continue
+            n += 1
+            if visit(g):
+                taken += 1
+            p += k
+        if bad:
+            self.log("journal: acks file: %d bad bytes skipped" % bad)
+        else:
+            self._ack_seed = bytearray(data[size - 4 :])
+        return n, taken
 
     # -- writing --------------------------------------------------------------------------
 
@@ -581,39 +633,50 @@ class Journal:
     # -- acks and eviction ----------------------------------------------------------------
 
     def acked(self):
-        """The set of game numbers the PC has confirmed (read from the acks file)."""
-        return set(self._acks())
+        """The set of game numbers in the acks file (tools and tests: a set allocates for
+        every ack; the board reads the index, or ``was_acked``)."""
+        out = set()
+        self._walk_acks(out.add)
+        return out
+
+    def was_acked(self, game_no):
+        """Whether the acks file holds ``game_no`` (acked, and not kept since); read with no
+        object per ack."""
+        return self._walk_acks(lambda g: g == game_no)[1] > 0
 
     def ack(self, game_no):
         """The PC holds game ``game_no``: from now on it may be evicted. OK or an error.
 
-        One record appended to the acks file (reread only after a failed write) and the
-        index marked."""
-        path = self.root + "/acks.tgj"
+        The index marked and one record appended to the acks file (nothing written if it is
+        marked already), or the file rewritten from the index (``_compact_acks``) when its
+        tail is unknown (missing, damaged, a write failed) or it holds more than
+        ``_ACKS_STALE`` acks of games not kept. If the write fails the mark is taken back."""
         ix = self._index()
-        try:
-            if self._ack_seed is None:
-                data = read_file(path)
-                if not data:
-                    data = R.MAGIC
-                    with open(path, "wb") as f:
-                        f.write(data)
-                else:
-                    found = R.scan(data, R.MAGIC, self.log)
-                    if sum(e - p for p, e, _ in found) + 4 != len(data):
-                        data = R.build([data[p : e - 4] for p, e, _ in found])
-                        write_atomic(path, data)
-                self._ack_seed = bytes(data[-4:])
-            t, payload = R.encode((R.ACK, game_no))
-            rec = R.frame(t, payload, self._ack_seed)
+        i = ix.find(game_no)
+        if i >= 0 and ix.nf[i] & ACKED:
+            return OK
+        if i >= 0:
+            ix.nf[i] |= ACKED  # before a rewrite: it writes the index's acks
+        else:
+            self._ack_stale += 1  # (the PC link acks only games kept)
+        seed = self._ack_seed
+        if seed is None or self._ack_stale > _ACKS_STALE:
+            err = self._compact_acks()
+        else:
+            buf = self._buf
+            k = L.seal(buf, R.ACK, L.ack(buf, game_no), seed)
             self._ack_seed = None
-            with open(path, "ab") as f:
-                f.write(rec)
-            self._ack_seed = bytes(rec[-4:])
-        except OSError as e:
-            return E_FULL if _nospace(e) else E_IO
-        ix.ack(game_no)
-        return OK
+            try:
+                with open(self.root + "/acks.tgj", "ab") as f:
+                    L.write(f, buf, k)
+                L.keep(buf, k, seed)
+                self._ack_seed = seed
+                err = OK
+            except OSError as e:
+                err = E_FULL if _nospace(e) else E_IO
+        if err and i >= 0:
+            ix.nf[i] &= ~ACKED
+        return err
 
     def delete(self, g):
         """Remove game ``g`` at the PC's request: OK, E_NO_GAME (not kept), E_PACKED (a
@@ -631,6 +694,8 @@ class Journal:
             os.remove(self._live(g))
         except OSError:
             pass  # already gone: the index follows the flash
+        if ix.nf[i] & ACKED:
+            self._ack_stale += 1  # its ack stays in the acks file until it is compacted
         ix.drop(lambda k: ix.no[k] != g)
         return OK
 
@@ -679,21 +744,29 @@ class Journal:
         return freed
 
     def _compact_acks(self):
-        # Rewrite the acks file with the acks of the games still kept (atomically).
+        # Rewrite the acks file with the acks of the games kept (the index's), atomically as
+        # ``write_atomic`` does, a record at a time through the record buffer: nothing
+        # allocated per ack. OK, or the error (the old file stays: these acks and more).
         ix = self._ix
-        bodies = []
-        for i in range(ix.count):
-            if ix.nf[i] & ACKED:
-                t, payload = R.encode((R.ACK, ix.no[i]))
-                bodies.append(bytes([len(payload), t]) + payload)
-        data = R.build(bodies)
+        path = self.root + "/acks.tgj"
+        buf = self._buf
+        seed = bytearray(R.MAGIC)
         self._ack_seed = None
         try:
-            write_atomic(self.root + "/acks.tgj", data)
-        except OSError as e:  # the old file stays: it holds these acks and more
+            with open(path + ".tmp", "wb") as f:
+                f.write(R.MAGIC)
+                for i in range(ix.count):
+                    if ix.nf[i] & ACKED:
+                        k = L.seal(buf, R.ACK, L.ack(buf, ix.no[i]), seed)
+                        L.write(f, buf, k)
+                        L.keep(buf, k, seed)
+            os.rename(path + ".tmp", path)
+        except OSError as e:
             self.log("journal: acks not compacted: %r" % (e,))
-            return
-        self._ack_seed = bytes(data[-4:])
+            return E_FULL if _nospace(e) else E_IO
+        self._ack_seed = seed
+        self._ack_stale = 0
+        return OK
 
     # -- the PC link ----------------------------------------------------------------------
 

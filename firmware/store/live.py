@@ -145,6 +145,36 @@ def _put_zs(buf, p, items):
     return p
 
 
+def ack(buf, game_no):
+    """The ACK payload at ``buf[2:]``; its length."""
+    return _put_u(buf, 2, game_no) - 2
+
+
+def ack_of(buf, k, seed):
+    """The game number of the ACK record ``buf[:k]`` (read back: ``k`` is its length byte plus
+    6; ``buf`` has 4 bytes spare after it) if its CRC chains on ``seed`` (the 4 bytes before it
+    in the file), else -1. What ``records.scan`` would accept of an ACK, for game numbers
+    below 2**28. Allocates nothing: the journal reads its acks with no object per ack
+    (``Journal._walk_acks``)."""
+    if k < 7 or k > 10 or buf[1] != 7:  # 7: records.ACK, a varint of 1-4 bytes
+        return -1
+    _crc(buf, k - 4, seed, k)
+    i = 0
+    while i < 4:
+        if buf[k + i] != buf[k - 4 + i]:
+            return -1
+        i += 1
+    g = 0
+    i = 2
+    while i < k - 4:
+        c = buf[i]
+        g |= (c & 0x7F) << (7 * i - 14)
+        i += 1
+        if c < 0x80:
+            return g if i == k - 4 else -1  # the varint ends where the payload does
+    return -1
+
+
 @micropython.native
 def move(buf, ply, colour, point, tick, clocks):
     """The MOVE payload at ``buf[2:]`` (``records.encode``'s); its length, or -1 when the clocks
