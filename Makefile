@@ -9,7 +9,8 @@
 #   make hall-demo  a tournament hall on this PC: Mosquitto, virtual boards playing scripted
 #                games, tengen relay and tengen hall; prints the page's address (DEMO_ARGS:
 #                e.g. --boards 8 --pace 2 --for 600 --folder DIR)
-#   make bench   every bench/bench_*.py on the MicroPython unix port, then bench/host_sync.py
+#   make bench   every bench/bench_*.py on the MicroPython unix port, the chip column (the
+#                Tengen image on the emulated RP2040: bench/chip.py), then bench/host_sync.py
 #   make hardware  the board's schematic as code: netlists, ERC, pin-map check, BOM, picture
 #                (hardware/out/; HARDWARE_ARGS=--check only compares)
 #   make chip    the Tengen image (MicroPython v1.28.0, the firmware frozen in) into
@@ -133,7 +134,8 @@ gtp: $(STAMP)
 hall-demo: $(STAMP)
 	@$(BIN)/python -m host_tools.hall_demo $(DEMO_ARGS)
 
-# Run as modules (-m bench.NAME) so that the repository root is on MicroPython's path.
+# Run as modules (-m bench.NAME) so that the repository root is on MicroPython's path. The
+# chip section needs the image (make chip) and node; without them it says so and goes on.
 bench: $(STAMP)
 	@status=0; found=0; \
 	for f in bench/bench_*.py; do \
@@ -143,6 +145,8 @@ bench: $(STAMP)
 	  $(MP) -m bench.$$m || { echo "bench: $$f failed"; status=1; }; \
 	done; \
 	[ $$found -eq 1 ] || echo "bench: no bench/bench_*.py files yet, nothing to run"; \
+	echo "== chip (emulated RP2040): bench/chip.py, the Tengen image beside the unix port"; \
+	$(BIN)/python -m bench.chip || { echo "bench: bench/chip.py failed"; status=1; }; \
 	echo "== bench/host_sync.py (CPython: the host tools over a pseudo-terminal)"; \
 	$(BIN)/python -m bench.host_sync || { echo "bench: bench/host_sync.py failed"; status=1; }; \
 	echo "== bench/hall_scale.py (CPython: 200 boards through 4 relays to the hall's page)"; \

@@ -71,6 +71,7 @@ from tests.support import REPO, SHARED  # noqa: E402
 
 BENCH = REPO + "/bench"
 
+from bench import measured  # noqa: E402
 from firmware import sgf  # noqa: E402  (first: on CPython the package adds `micropython`)
 from firmware.rules import go_count  # noqa: E402
 from firmware.rules.go import Game  # noqa: E402
@@ -1029,7 +1030,8 @@ def report_memory(corpus, mem, locked):
 
 def report_worst(long, snakes, scale):
     section("6. Built worst cases (tests/go_worst.py): each call timed alone, µs")
-    margin = "x1.55 for a comparison-heavy viper loop on the chip (research/on-chip.md)"
+    k = measured.GO_WORST
+    margin = "x%.2f: chip / estimate of these cases on the emulated chip (bench/measured.py)" % k
     if long:
         n = long["plies"]
         print(
@@ -1054,7 +1056,7 @@ def report_worst(long, snakes, scale):
         dt = long["scan_us"]
         print(
             "  new position at ply %d: %d µs, estimate %.3f ms (its scan reads every ply; %s:"
-            " %.3f ms)" % (n, dt, dt * scale, margin.split(" for")[0], dt * scale * 1.55)
+            " %.3f ms)" % (n, dt, dt * scale, margin.split(":")[0], dt * scale * k)
         )
         dt, reason = long["full"]
         print(
@@ -1073,8 +1075,8 @@ def report_worst(long, snakes, scale):
         )
         for name, first, best in sn["rows"]:
             print(
-                "    %-8s first %4d µs, fastest %4d µs   RP2040 estimate %.3f ms (%.3f with %s)"
-                % (name, first, best, best * scale, best * scale * 1.55, "x1.55")
+                "    %-8s first %4d µs, fastest %4d µs   RP2040 estimate %.3f ms (%.3f with x%.2f)"
+                % (name, first, best, best * scale, best * scale * k, k)
             )
     print("  (%s)" % margin)
 

@@ -15,6 +15,7 @@ calibration time (DESIGN.md §3, bench_go's loop). Information only: exit status
 import gc
 from array import array
 
+from bench import measured
 from bench.bench_go import (
     IS_MICROPYTHON,
     read_options,
@@ -266,9 +267,12 @@ def main():
         "  first game's longest (nothing warmed up): frame with a change %d µs = %.2f ms,"
         " press %d µs = %.2f ms" % (firsts[0], firsts[0] * scale, firsts[1], firsts[1] * scale)
     )
-    print("  the look is viper (_differing, _classify, _expand) around native code: state the")
-    print("  comparison-heavy viper loops with the x1.55 on-chip margin (on-chip.md): p99 of a")
-    print("  frame with a change x1.55 = %.2f ms" % (p99(times[1]) * scale * 1.55))
+    k = measured.REFEREE
+    print("  on the emulated chip a frame with a change ran x%.2f the estimate at most" % k)
+    print(
+        "  (bench/measured.py): p99 of a frame with a change x%.2f = %.2f ms"
+        % (k, p99(times[1]) * scale * k)
+    )
     if IS_MICROPYTHON and alloc[0]:
         print(
             "  bytes through the allocator: per frame with a change (sensing + see) %.2f"

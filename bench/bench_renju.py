@@ -30,6 +30,8 @@ import gc
 import sys
 from array import array
 
+from bench import measured
+
 # Run as ``micropython -m bench.bench_renju`` from the repository root, so the repository is
 # on the path. The calibration, the timers and the report helpers are bench_go's.
 from bench.bench_go import (
@@ -612,10 +614,13 @@ def report_search(found, fixed, scale, passes, tries, took_ms):
         )
     )
     print(
-        "          RP2040 estimate %.2f ms first, %.2f ms best (x 1.55 for a comparison-heavy"
-        % (first * scale, best * scale)
+        "          RP2040 estimate %.2f ms first, %.2f ms best (x%.2f, chip / estimate of the"
+        % (first * scale, best * scale, measured.RENJU)
     )
-    print("          viper loop, on-chip.md: %.2f ms)" % (first * scale * 1.55))
+    print(
+        "          judge on the emulated chip, bench/measured.py: %.2f ms)"
+        % (first * scale * measured.RENJU)
+    )
     print(diagram(cells, (point % SIZE, point // SIZE)))
     print("  the searched-for positions of tests/test_gomoku_alloc.py, their worst check:")
     for name, p, c, lv, f, b, k in fixed:

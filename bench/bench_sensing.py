@@ -27,6 +27,8 @@ noise, crosstalk), calibrated by the real procedure.
 import gc
 import sys
 
+from bench import measured
+
 # Run as ``micropython -m bench.bench_sensing`` from the repository root, so the repository is
 # on the path. The calibration, the timers and the report helpers are bench_go's.
 from bench.bench_go import (
@@ -56,11 +58,11 @@ TARGET_SENSING_MS = 2.0  # our share: well under, leaving the rest to the refere
 STEP_MS = 50  # 20 scans/s, the research's one-shot rate
 TARGET_LATENCY_MS = 50.0  # SPEC §7: a stone put down is seen and judged within 50 ms
 # On-chip facts (research/on-chip.md): the DMA scan runs at ~190 frames/s; a pass of the faces
-# task takes up to 6.4 ms and can hold one frame back; comparison-heavy viper loops run ~1.55x
-# slower than the calibration rule estimates.
+# task takes up to 6.4 ms and can hold one frame back. Sensing.update (viper) ran 1.42x the
+# calibration rule's estimate on the emulated chip (bench/chip.py, bench/measured.py).
 DMA_FRAMES_PER_S = 190
 FACES_MS = 6.4
-VIPER_MARGIN = 1.55
+VIPER_MARGIN = measured.SENSING
 JUDGE_MS = 5.0  # sensing + referee on the frame that changes: the budget (bench_referee)
 
 USAGE = """usage: bench_sensing.py [--frames N] [--passes N]
@@ -243,7 +245,7 @@ def held_bytes(cal):
 
 
 def polled_frame_ms(cal, runs=200):
-    """``(unix µs, RP2040 ms, with the viper margin)`` of one polled 19x19 frame: the row loop
+    """``(unix µs, RP2040 ms, with the chip's measured ratio)`` of one polled 19x19 frame: the row loop
     timed on the unix port with C-level stand-ins (``int`` for ``read_u16``, a dict for the
     registers, ``abs`` for ``sleep_us``), scaled, plus what the chip waits for anyway: 361
     conversions of 2 µs and the settle sleeps."""
@@ -353,7 +355,7 @@ def report_latency(rows, polled, judge=JUDGE_MS, title="4. Latency"):
         "  polled frame: %d µs on the unix port = %.1f ms estimated (%.1f ms with the x%.2f"
         % (poll_us, poll_ms, poll_margin, VIPER_MARGIN)
     )
-    print("  margin), conversions and settle sleeps included; the table uses the larger figure")
+    print("  measured on the chip), conversions and settle sleeps included; the table uses that")
     line = "  %-12s %9s %8s %10s %8s %16s   %s"
     print(line % ("path", "period", "scan", "typical", "worst", "worst, a faces", "verdict"))
     print(line % ("", "ms", "ms", "ms", "ms", "pass in the way", ""))
@@ -417,10 +419,10 @@ def report(best, floor, mem, held, cal, opts, polled):
         % opts["passes"]
     )
     print(
-        "  the first pass (200, timed one by one). On the chip add the x%.2f margin of"
+        "  the first pass (200, timed one by one). On the chip: x%.2f, measured on the emulated"
         % (VIPER_MARGIN)
     )
-    print("  comparison-heavy viper loops (research/on-chip.md): update measured 1.09-1.45 ms.")
+    print("  chip (bench/chip.py: a frame with no change, chip / estimate; bench/measured.py).")
 
     section("3. Memory")
     if mem is None:

@@ -44,8 +44,9 @@ change of a kernel: ``python3 -m firmware.selfcheck`` prints ``KNOWN`` anew.
 
 Cost (bench/bench_selfcheck.py, the unix port, fastest of 20 runs): all checks take 1.0-1.8 ms
 with the calibration loop at 450-650 µs, so the same estimate each time: unix time × 48.8 ms /
-calibration ≈ 110-130 ms at boot on the RP2040, 170-200 ms with the 1.55 margin on-chip.md
-found for comparison-heavy viper loops. TIC is half of it, and most of the time is the small
+calibration ≈ 110-130 ms at boot on the RP2040. On the emulated chip (bench/chip.py) they take
+85 ms once the kernels' modules are loaded, and 333 ms the first time after power-up, as the
+boot runs them: that run imports the modules. TIC is half of it, and most of the time is the small
 objects being made (bytecode), not the kernels.
 They run in 4.3 KB of free heap (measured on the 64-bit unix port, so less on the RP2040),
 and what they make is garbage afterwards: ``board.build`` collects it before it makes the

@@ -618,7 +618,8 @@ PARK_MASK = PARK << pins.SCAN_OUT_BASE
 # the address written by two stores of precomputed masks, a 19x19 frame takes ~31 µs on the
 # unix port against 126 µs for the former bytecode loop around an address-writing function
 # (bench/bench_sensing.py part 4): ~3.5 ms estimated on the chip (5.5 ms with the ADC's
-# conversions and the settle waits, 7.4 ms with the x1.55 viper margin), against ~15 ms.
+# conversions and the settle waits, 7.4 ms with the x1.55 that sensing's viper measured on the
+# emulated chip against its estimate, bench/measured.py), against ~15 ms.
 @micropython.viper
 def _poll_row(scanner, frame, row: int):
     """Read sensor row ``row`` into ``frame`` and switch the row off. Allocates nothing."""
