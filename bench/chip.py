@@ -98,37 +98,27 @@ class Missing(Exception):
 # ---- what runs where ------------------------------------------------------------------------
 
 
-def kit_fallback() -> Path:
-    """Where a machine keeps a prebuilt image and emulator beside the shared folder."""
-    return emulator.shared().parent / "chipkit"
-
-
 def find_image(given=None) -> Path:
-    """The Tengen image: ``given``, ``$TENGEN_CHIP_IMAGE``, ``make chip``'s, else the kit's."""
-    for p in (
-        given,
-        os.getenv("TENGEN_CHIP_IMAGE"),
-        ROOT / "build" / "chip" / "tengen" / "firmware.uf2",
-        kit_fallback() / "out" / "firmware.uf2",
-    ):
+    """The Tengen image: ``given``, ``$TENGEN_CHIP_IMAGE``, else ``make chip``'s (built now if
+    need be: host_tools/chip.py)."""
+    for p in (given, os.getenv("TENGEN_CHIP_IMAGE")):
         if p and Path(p).is_file():
             return Path(p)
-    raise Missing("no Tengen image (make chip builds build/chip/tengen/firmware.uf2)")
+    from host_tools import chip
+
+    try:
+        return chip.ensure("tengen") / "firmware.uf2"
+    except (chip.ChipError, OSError) as e:
+        raise Missing("no Tengen image: make chip cannot build one here: %s" % e) from e
 
 
 def find_emu(given=None) -> Path:
     """The emulator's folder (runner.js, node_modules, the boot ROM), set up if need be."""
-    if shutil.which("node") is None:
-        raise Missing("no node: the RP2040 emulator needs Node.js 18 or later")
-    for p in (given, os.getenv("TENGEN_CHIP_EMU"), ROOT / "build" / "chip" / "emu"):
-        if p and (Path(p) / "node_modules").is_dir() and (Path(p) / "bootrom_b1.bin").is_file():
-            return Path(p)
+    if given and (Path(given) / "node_modules").is_dir():
+        return Path(given)
     try:
         return emulator.setup()
     except emulator.EmulatorMissing as e:
-        fallback = kit_fallback() / "emu"
-        if (fallback / "node_modules").is_dir() and (fallback / "bootrom_b1.bin").is_file():
-            return fallback
         raise Missing(str(e)) from e
 
 

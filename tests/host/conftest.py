@@ -82,3 +82,15 @@ def chip_images():
     from host_tools import chip
 
     return {variant: chip.ensure(variant) for variant in chip.VARIANTS}
+
+
+@pytest.fixture(scope="session")
+def emu():
+    """The RP2040 emulator's folder, set up once per clone (``host_tools.emulator.setup``);
+    skips with what is missing (node, npm, the kit)."""
+    from host_tools import emulator
+
+    try:
+        return emulator.setup()
+    except emulator.EmulatorMissing as e:
+        pytest.skip(str(e))

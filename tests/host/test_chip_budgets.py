@@ -15,11 +15,8 @@ ticks count from power-up: emulated ms, cycle-counted). Two boards:
   PC lists every game, reads one whole and acknowledges one, and nothing answers
   ``no_memory``; the heap after that is checked.
 
-The image: the session's ``chip_images`` (tests/host/conftest.py) when it is there, built from
-this tree; else ``$TENGEN_CHIP_IMAGE`` (a folder with firmware.uf2 and firmware.elf); else a
-chip kit's prebuilt one beside the clone (``chipkit/out``), skipped if it predates the heap in
-``hello``. The emulator: ``host_tools.emulator.setup``, else ``$TENGEN_CHIP_EMU`` or the kit's
-``chipkit/emu``. Wall time: ~1-2 minutes each on a shared 2-core machine (the chip runs at
+The image: the session's ``chip_images`` (tests/host/conftest.py), built from this tree by
+``make chip``'s code; the emulator: the session's ``emu``. Wall time: ~1-2 minutes each on a shared 2-core machine (the chip runs at
 about a tenth of real time while it scans); the figures are printed (``-s``).
 """
 
@@ -41,51 +38,11 @@ from host_tools.link import Link, LinkError
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _kit() -> Path | None:
-    # A chip kit (prebuilt images, the emulator set up) beside the clone or its parent folder.
-    for d in (
-        os.getenv("TENGEN_CHIPKIT"),
-        ROOT.parent / "chipkit",
-        ROOT.parent.parent / "chipkit",
-    ):
-        if d and Path(d).is_dir():
-            return Path(d)
-    return None
-
-
 @pytest.fixture(scope="module")
-def image(request):
-    """``(uf2, elf, built_here)``: the image to boot (see the module's docstring)."""
-    try:
-        images = request.getfixturevalue("chip_images")
-    except pytest.FixtureLookupError:
-        images = None
-    if images is not None:  # a folder, a firmware file, or a dict of them ("fixed": ours)
-        found = images
-        if isinstance(images, dict):
-            found = images.get("fixed") or next(iter(images.values()))
-        folder = Path(getattr(found, "uf2", found))
-        folder = folder if folder.is_dir() else folder.parent
-        return folder / "firmware.uf2", folder / "firmware.elf", True
-    if os.getenv("TENGEN_CHIP_IMAGE"):
-        folder = Path(os.environ["TENGEN_CHIP_IMAGE"])
-        return folder / "firmware.uf2", folder / "firmware.elf", True
-    kit = _kit()
-    if kit is None or not (kit / "out" / "firmware.uf2").exists():
-        pytest.skip("no Tengen image to boot: make chip (or set TENGEN_CHIP_IMAGE)")
-    return kit / "out" / "firmware.uf2", kit / "out" / "firmware.elf", False
-
-
-@pytest.fixture(scope="module")
-def emu():
-    """The emulator's folder (runner.js, bridge.py, rp2040js, the boot ROM)."""
-    try:
-        return E.setup()
-    except E.EmulatorMissing as e:
-        for d in (os.getenv("TENGEN_CHIP_EMU"), _kit() and _kit() / "emu"):
-            if d and (Path(d) / "runner.js").exists() and (Path(d) / "node_modules").is_dir():
-                return Path(d)
-        pytest.skip(str(e))
+def image(chip_images):
+    """``(uf2, elf, built_here)``: the image ``make chip`` built from this tree."""
+    folder = chip_images["tengen"]
+    return folder / "firmware.uf2", folder / "firmware.elf", True
 
 
 def _tengen(*args, timeout=600):

@@ -11,20 +11,10 @@ tests skip, saying why, where the offline kit, the ARM compiler or node is missi
 import os
 import subprocess
 
-import pytest
-
-from host_tools.emulator import Chip, EmulatorMissing, setup
+from host_tools.emulator import Chip
 from host_tools.link import Link
 
 PIN = "0000"  # the factory PIN (firmware/settings.py)
-
-
-@pytest.fixture(scope="module")
-def emu():
-    try:
-        return setup()
-    except EmulatorMissing as e:
-        pytest.skip(str(e))
 
 
 def tengen(*args, timeout=300):

@@ -51,30 +51,6 @@ print('IMAGECHECK ' + json.dumps({'import_us': time.ticks_diff(t1, t0),
 """
 
 
-def _fallback_images() -> dict:
-    # Until tests/host/conftest.py has ``chip_images`` (the images ``make chip`` builds):
-    # $TENGEN_CHIP_IMAGES ("tengen=DIR,unfixed=DIR"), else the shared prebuilt ones.
-    spec = os.getenv("TENGEN_CHIP_IMAGES")
-    if spec:
-        return {k: Path(v) for k, v in (part.split("=", 1) for part in spec.split(","))}
-    return {"tengen": Path("/work/chipkit/out"), "unfixed": Path("/work/chipkit/out-unfixed")}
-
-
-try:
-    from tests.host import conftest as _conftest
-
-    _HAS_CHIP_IMAGES = hasattr(_conftest, "chip_images")
-except ImportError:
-    _HAS_CHIP_IMAGES = False
-
-if not _HAS_CHIP_IMAGES:
-
-    @pytest.fixture(scope="session")
-    def chip_images():
-        """``{variant: folder}`` with firmware.uf2 and firmware.elf (fallback)."""
-        return _fallback_images()
-
-
 def _image(chip_images, variant) -> Path:
     folder = chip_images.get(variant)
     if folder is None or not (folder / "firmware.uf2").exists():
@@ -88,23 +64,15 @@ def _image(chip_images, variant) -> Path:
     return folder
 
 
-def _emu() -> Path | None:
-    # The emulator set up once for the machine, if there is one; else host_tools.emulator's.
-    shared = Path(os.getenv("TENGEN_EMU", "/work/chipkit/emu"))
-    if (shared / "node_modules").is_dir() and (shared / "bootrom_b1.bin").exists():
-        return shared
-    return None
-
-
 @pytest.fixture
-def chip_factory(tmp_path):
+def chip_factory(tmp_path, emu):
     from host_tools import emulator
 
     chips = []
 
     def make(uf2, name):
         try:
-            chip = emulator.Chip(uf2, tmp_path / name, emu=_emu(), wall=1200)
+            chip = emulator.Chip(uf2, tmp_path / name, emu=emu, wall=1200)
         except emulator.EmulatorMissing as e:
             pytest.skip(str(e))
         chips.append(chip)
