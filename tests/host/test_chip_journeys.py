@@ -1,20 +1,25 @@
 """Journeys on the emulated chip: the Tengen image on an emulated RP2040 (host_tools/emulator.py),
 reached by the installed ``tengen`` over the bridged pty as a board on USB, played by stones on
-the emulator's Hall grid and by its paddles and keys.
+the emulator's Hall grid and by its paddles and keys, its faces read off their glass.
 
 One board for the module (booting costs time): ``board`` powers it up on a fresh flash, and the
-tests take it in turn, each from what the one before left (``ready`` deploys the app if the
-first test did not run; ``new_game`` ends a game a failed test left going). The journeys: the
-fresh flash (the image boots to its REPL, ``tengen boards`` sees a MicroPython board not
-running the app, ``tengen deploy`` puts it on, ``boards`` lists the board, its ``hello`` with
-no ``boot_error``, ``settings``); a Go game with a capture, dead stones and the count, synced
-home and compared with the game played; a power cut mid-game; a Renju game to Black's foul.
-What is checked is what the board says over its link (``tengen watch --once``), what it
-stores (``tengen sync``'s SGF), and that the chip took no HardFault.
+tests take it in turn, each from what the one before left (``ready`` deploys the app and
+calibrates the board if the first tests did not run; ``new_game`` ends a game a failed test
+left going). The journeys: the fresh flash (the image boots to its REPL, ``tengen boards``
+sees a MicroPython board not running the app, ``tengen deploy`` puts it on, the faces say
+``NO CAL``, ``boards`` lists the board, its ``hello`` with no ``boot_error``, ``settings``);
+the maker's calibration at the keys; a Go game with a capture, dead stones and the count,
+synced home and compared with the game played; a power cut mid-game; a Renju game to Black's
+foul. What is checked is what the board says over its link (``tengen watch --once``), what
+its faces show (the HT1621 writes decoded by ``host_tools/emulator_glass.js``, read as the
+virtual board reads its glass: README's words), what it stores (``tengen sync``'s SGF), and
+that the chip took no HardFault. Waits are for what the board says, never for a time; the
+hands take the chip's own time (``Chip.settle``).
 
 Where the emulator cannot run (no ``../shared/rp2``, no node or npm) or there is no image, the
 module is skipped saying what is missing. The images: tests/host/conftest.py's ``chip_images``
-(``make chip``'s, session-wide) when it is there, else the folder ``TENGEN_CHIP_IMAGE`` names.
+(``make chip``'s, session-wide) when it is there, else the folder ``TENGEN_CHIP_IMAGE`` names
+(built from this tree: the journeys need the firmware's own fixes).
 
 Start reading at ``Board``, then the tests in order.
 """
@@ -29,6 +34,7 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf
 
+from firmware.hal.virtual import shown
 from host_tools import emulator, watch
 from host_tools.link import RUNTIME_ENV
 
@@ -82,7 +88,8 @@ def board(images, tmp_path_factory):
     )
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(RUNTIME_ENV, env[RUNTIME_ENV])  # where the chip notes its port
-        chip = emulator.Chip(Path(images["tengen"]) / "firmware.uf2", folder / "emu", emu=emu)
+        uf2 = Path(images["tengen"]) / "firmware.uf2"
+        chip = emulator.Chip(uf2, folder / "emu", emu=emu, glass=True)
         try:
             chip.start()
             yield Board(chip, env, folder)
@@ -100,6 +107,7 @@ class Board:
         self.env = env
         self.folder = folder
         self.deployed = False
+        self.calibrated = False
         self.seen = None  # the last state read
 
     @property
@@ -137,11 +145,56 @@ class Board:
                 pytest.fail("the board never said %s: %s" % (what, _brief(s)))
             time.sleep(0.2)
 
+    def faces(self):
+        """Both faces as their glass reads, Black's then White's (``10:00  #1  RUN``)."""
+        return tuple(str(g) for g in self.chip.faces())
+
+    def shows(self, what, black=None, white=None, timeout=WAIT):
+        """The faces once Black's shows ``black`` and White's ``white`` (None: anything);
+        fails, saying ``what``, if they never do. A face that shows two things by turns (the
+        count) is caught at each."""
+        end = time.monotonic() + timeout
+        while True:
+            b, w = faces = self.faces()
+            if black in (None, b) and white in (None, w):
+                return faces
+            if time.monotonic() > end:
+                pytest.fail("the faces never showed %s: %r" % (what, faces))
+            time.sleep(0.05)
+
     def ready(self):
-        """The app on the board (deployed by the first test, else here)."""
+        """The app on the board and the board calibrated (by the first tests, else here)."""
         if not self.deployed:
-            self.tengen("deploy", "--port", self.port)
-            self.deployed = True
+            self.deploy()
+        if not self.calibrated:
+            self.calibrate()
+
+    def deploy(self):
+        """``tengen deploy`` onto the board: what it printed."""
+        done = self.tengen("deploy", "--port", self.port)
+        self.deployed = True
+        return done.stdout
+
+    def calibrate(self):
+        """The calibration at the board's keys (firmware/ui/calibrate.py): PLUS+MINUS, the
+        board empty then MODE, the two checkerboards each then MODE; any key leaves it."""
+        self.chip.stones({})
+        self.chip.press("plus", "minus")
+        self.shows("the calibration's first step", "CLEAR", "CLEAR")
+        for step, black_even in (("CAL A", True), ("CAL B", False), ("CAL OK", None)):
+            self.chip.press("mode")  # the step's frames: "CLEAR." … while they are taken
+            self.shows(step, step, step)
+            if black_even is not None:
+                self.chip.stones(
+                    {
+                        (x, y): "b" if ((x + y) % 2 == 0) == black_even else "w"
+                        for x in range(N)
+                        for y in range(N)
+                    }
+                )
+        self.chip.stones({})
+        self.chip.press("mode")  # done
+        self.calibrated = True
 
     # -- the players' hands
 
@@ -239,10 +292,9 @@ def test_a_fresh_flash_boots_takes_deploy_and_answers(board):
     listed = json.loads(board.tengen("boards", "--json", ok=False).stdout)
     assert [(b["port"], b["error"]) for b in listed] == [(board.port, "no_answer")], listed
 
-    done = board.tengen("deploy", "--port", board.port)
-    board.deployed = True
-    assert "beside the Tengen image" in done.stdout, done.stdout
-    assert "the board answers" in done.stdout, done.stdout
+    said = board.deploy()
+    assert "beside the Tengen image" in said and "the board answers" in said, said
+    board.shows("the board is not calibrated", "NO CAL", "NO CAL")  # its faces, read back
 
     # Found without --port, as a board on USB: its hello, no failed boot.
     [hello] = json.loads(board.tengen("boards", "--json").stdout)
@@ -254,6 +306,19 @@ def test_a_fresh_flash_boots_takes_deploy_and_answers(board):
     shown = _settings(board.tengen("settings", "--port", board.port).stdout)
     want = {"game": "go", "size": "19", "rules": "1988", "komi2": "11", "time": "cn-national"}
     assert {k: shown.get(k) for k in want} == want, shown
+    assert board.chip.hardfaults() == 0
+
+
+def test_the_maker_calibrates_the_fresh_board_at_its_keys(board):
+    # hardware/README.md §0: PLUS+MINUS before a game, the empty board, the two checkerboards
+    # (black -800 counts, white +800 on the emulator's Hall model); CAL OK, then the clock.
+    if not board.deployed:
+        board.deploy()  # the first test did not run
+    board.calibrate()
+    s = board.state()
+    assert (s["game"], s["clock"]["state"]) == ("go", "not started"), _brief(s)
+    clock = shown(s["clock"]["faces"][0]["time"]) + "  #1"
+    board.shows("the next game's clock", clock, clock)
     assert board.chip.hardfaults() == 0
 
 
@@ -276,6 +341,7 @@ def test_a_go_game_with_a_capture_dead_stones_and_the_count_synced(board):
     size = 9
     s = board.new_game("game=go", "size=9", "time=quick")
     assert (s["game"], s["size"], s["ply"]) == ("go", 9, 0), _brief(s)
+    board.shows("Black's clock running", shown("10:00") + "  #1  RUN")
     for colour, vertex in GO_GAME[:4]:
         s = board.move(vertex, colour, size)
         assert s["last"]["name"] == vertex and s["last"]["colour"] == (1 if colour == "b" else 2)
@@ -283,6 +349,7 @@ def test_a_go_game_with_a_capture_dead_stones_and_the_count_synced(board):
     # A2 with A1 (captured) still on the board: the press is refused, the move not taken.
     board.put("A2", "b", size)
     board.chip.press(BLACK)
+    board.shows("the capture to lift", shown("CAP", "A1"))
     s = board.state()
     assert s["ply"] == 4 and s["clock"]["running"] == 1, _brief(s)
     board.lift("A1", size)
@@ -293,13 +360,19 @@ def test_a_go_game_with_a_capture_dead_stones_and_the_count_synced(board):
     for colour, vertex in GO_GAME[5:]:
         s = board.move(vertex, colour, size)
     assert s["phase"] == "dead stones", _brief(s)
+    board.shows("no dead stone lifted", shown("DEAD", "0"), shown("DEAD", "0"))
     board.lift("B2", size)  # White's B2 is dead
-    board.chip.press("mode")  # the count
+    board.shows("one dead stone lifted", shown("DEAD", "1"), shown("DEAD", "1"))
+    board.chip.press("mode")  # the count, in points and in stones by turns (白胜1¼子)
     s = board.until("the count", lambda s: s["phase"] == "counted")
+    board.shows("the count in points", shown("W+2.5", "OK?"))
+    board.shows("the count in stones", shown("W 1.25", "OK?"))
     board.chip.press(BLACK)  # each player confirms it
+    board.shows("Black's confirmation", shown("OK"))
     board.chip.press(WHITE)
     s = board.until("the result", lambda s: s["phase"] == "over")
     assert s["result"] == "W+2.5", _brief(s)
+    board.shows("the result", shown("W+2.5"), shown("W+2.5"))
 
     picture = board.tengen("watch", "--once", "--port", board.port).stdout
     assert "result: W+2.5" in picture and "phase: over" in picture, picture
@@ -340,6 +413,8 @@ def test_a_power_cut_mid_game_resumes_it_paused_with_its_moves_and_clocks(board)
     assert not black["running"] and not white["running"], s["clock"]
     assert black["ms"] == before["clock"]["clocks"][0], s["clock"]
     assert s["clock"]["running"] == 1  # Black to move
+    paused = shown(black["time"]) + "  #3  PAUSE"
+    board.shows("the game paused", paused)
     picture = board.tengen("watch", "--once", "--port", board.port).stdout
     assert "clock: paused" in picture and "(○)" in picture, picture
 
@@ -367,6 +442,7 @@ def test_a_renju_game_to_a_double_three_foul(board):
     s = board.move(FOUL, "b", size)
     assert s["last"]["name"] == FOUL and s["phase"] == "over", _brief(s)
     assert s["result"] == "W+F (double-three)", _brief(s)
+    board.shows("Black's foul", shown("W+F", "33"))
     picture = board.tengen("watch", "--once", "--port", board.port).stdout
     assert "result: W+F (double-three)" in picture and "(●)" in picture, picture
 
