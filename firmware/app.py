@@ -280,6 +280,7 @@ class App:
 
                 self.menu = Menu(self.settings)
                 self.clearing = False  # the game may change: PAUSE asks again
+                self._end_notes()
             elif pause and m.phase == M.OVER:
                 self.next_game(now)
             elif pause:
@@ -289,6 +290,7 @@ class App:
 
                 self.calibrating = Calibrating(self.scanner.n)
                 self.clearing = False
+                self._end_notes()
         elif m.phase == M.DEAD or m.phase == M.COUNTED:
             if mode:
                 if m.phase == M.COUNTED:  # lifted one more: count again
@@ -610,6 +612,11 @@ class App:
         if side & 2:
             self._set_note(2, word, small, more, until)
         self.beep(sound, now)
+
+    def _end_notes(self):
+        # A mode the player opened (the menu, the calibration) shows at once: what the board
+        # said before (NO CAL at boot, asking for this very key) is over.
+        self.notes[1] = self.notes[2] = None
 
     @micropython.native
     def _set_note(self, side, word, small, more, until):

@@ -305,8 +305,8 @@ PORT = typer.Option(None, "--port", "-p", help="Serial port (default: find the b
 
 @app.command()
 def boards(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """List the Tengen boards on USB (2E8A:0005) and the virtual ones (tengen sim), each
-    confirmed by its hello; and the ports that could not be used, with why (busy, permission
+    """List the Tengen boards on USB (2E8A:0005), the virtual ones (tengen sim) and the emulated
+    ones (an RP2040 on rp2040js, host_tools/emulator.py), each confirmed by its hello; and the ports that could not be used, with why (busy, permission
     denied, no answer). --json: one list, the boards ("ok": true, their hello) then those
     ports ("ok": false, "error", "message")."""
     import json

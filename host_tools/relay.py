@@ -87,11 +87,12 @@ def parse_broker(text: str) -> tuple[str, int]:
 
 
 def usb_and_virtual_ports() -> list[str]:
-    """The ports ``find_boards`` tries by default: USB 2E8A:0005, then the virtual boards'."""
+    """The ports ``find_boards`` tries by default: USB 2E8A:0005, then the virtual boards' and
+    the emulated chips'."""
     from serial.tools import list_ports
 
     ports = [p.device for p in list_ports.comports() if p.vid == L.USB_VID and p.pid == L.USB_PID]
-    return ports + [p for p in L.virtual_ports() if p not in ports]
+    return ports + [p for p in L.noted_ports() if p not in ports]
 
 
 def pairing_settings(pairing: dict, problems: list | None = None) -> dict:

@@ -47,15 +47,19 @@ class Calibrating:
             self.taking = FRAMES
 
     def frame(self, frame):
-        """A scan; counted while a step takes its frames. True once the procedure is over."""
-        if self.taking:
-            (self.cal.add_empty, self.cal.add_pass_a, self.cal.add_pass_b)[self.step](frame)
-            self.taking -= 1
-            if not self.taking:
-                self.step += 1
-                if self.step == 3:
-                    self._finish()
-        return self.step == 3
+        """A scan; counted while a step takes its frames. True on the one that ends the
+        procedure, only: the caller saves the result then, once (not at every scan until the
+        maker presses a key)."""
+        if not self.taking:
+            return False
+        (self.cal.add_empty, self.cal.add_pass_a, self.cal.add_pass_b)[self.step](frame)
+        self.taking -= 1
+        if not self.taking:
+            self.step += 1
+            if self.step == 3:
+                self._finish()
+                return True
+        return False
 
     def _finish(self):
         try:

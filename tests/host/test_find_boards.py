@@ -162,3 +162,27 @@ def test_the_group_hint_names_the_ports_group(tmp_path):
     want = grp.getgrgid(os.stat(f).st_gid).gr_name
     e = L.open_error(str(f), serial.SerialException(errno.EACCES, "Permission denied"))
     assert e.reason == "permission" and "'%s'" % want in e.message
+
+
+def test_an_emulated_chip_noted_is_found_and_is_no_virtual_board(usb, monkeypatch):
+    # host_tools/emulator.py notes its pty as a "chip": find_boards tries it after USB and the
+    # virtual boards; deploy's is_virtual (the "virtual" notes) does not take it for tengen sim.
+    from host_tools import deploy
+
+    PORTS["/tmp/chip/ttyEMU"] = lambda port, *a, **kw: FakeBoard(port)
+    monkeypatch.setattr(L.list_ports, "comports", lambda: [])
+    note = L.register_virtual("/tmp/chip/ttyEMU", "/tmp/chip/flash.bin", kind="chip")
+    try:
+        assert note.name.startswith("chip-")
+        assert L.virtual_ports() == [] and L.virtual_ports("chip") == ["/tmp/chip/ttyEMU"]
+        assert [b["port"] for b in L.find_boards(timeout=0.2)] == ["/tmp/chip/ttyEMU"]
+        assert not deploy.is_virtual("/tmp/chip/ttyEMU", {"name": "tengen"})
+    finally:
+        L.unregister_virtual(note)
+        del PORTS["/tmp/chip/ttyEMU"]
+    assert L.find_boards(timeout=0.2) == []
+    # A note whose process is gone is dropped.
+    note = L.register_virtual(
+        "/tmp/chip/ttyEMU", "/tmp/chip/flash.bin", kind="chip", pid=2**22 + 1
+    )
+    assert L.virtual_ports("chip") == [] and not note.exists()
