@@ -95,9 +95,14 @@ hardware: $(STAMP)
 
 # Lint, pytest, then the MicroPython runner: all three always run, so a failure in one does not
 # hide the others' reports, and the target fails if any failed. pytest exits 5 when it collects
-# no test; that is not a failure here.
+# no test; that is not a failure here. The emulated chip's images (make chip: every variant the
+# tests boot) start building first, in the background, while lint and the first tests run;
+# the chip tests wait for them (a lock), or skip saying why where they cannot be built.
 test: $(STAMP)
 	@status=0; \
+	mkdir -p build; \
+	echo "== the Tengen images for the emulated chip (make chip, meanwhile: build/chip-test.log)"; \
+	{ $(BIN)/python -m host_tools.chip --variant tengen unfixed stock >build/chip-test.log 2>&1 & }; \
 	echo "== lint (ruff)"; \
 	$(MAKE) --no-print-directory lint || status=1; \
 	echo "== pytest (CPython)"; \

@@ -46,6 +46,7 @@
 #define MICROPY_PY_MACHINE_SIGNAL               (0)
 #define MICROPY_PY_MICROPYTHON_RINGIO           (0)
 #define MICROPY_PY_SYS_PS1_PS2                  (0)
+#define MICROPY_PY_THREAD                       (0)     // _thread: the app runs on core 0 only
 
 #include <mpconfigport.h>
 
