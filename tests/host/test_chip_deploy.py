@@ -10,23 +10,29 @@ tests skip, saying why, where the offline kit, the ARM compiler or node is missi
 
 import os
 import subprocess
+import sys
+from pathlib import Path
 
 from host_tools.emulator import Chip
 from host_tools.link import Link
 
 PIN = "0000"  # the factory PIN (firmware/settings.py)
+BIN = Path(sys.executable).parent  # the installed tengen and mpremote (make venv)
 
 
 def tengen(*args, timeout=300):
     env = dict(os.environ, COLUMNS="200")
     return subprocess.run(
-        ["tengen", *args], capture_output=True, text=True, timeout=timeout, env=env
+        [str(BIN / "tengen"), *args], capture_output=True, text=True, timeout=timeout, env=env
     )
 
 
 def mpremote(port, *args):
     return subprocess.run(
-        ["mpremote", "connect", port, *args], capture_output=True, text=True, timeout=120
+        [str(BIN / "mpremote"), "connect", port, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
