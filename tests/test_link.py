@@ -439,6 +439,22 @@ def test_maintenance_pauses_the_game_and_raises_the_flag():
 # ---- bad input --------------------------------------------------------------------------------
 
 
+def test_a_malformed_escape_is_bad_json_on_both_runtimes():
+    # MicroPython's JSON reader makes some character of "\\uZZZZ" (U+23333) where CPython's
+    # refuses it: the board answers bad_json, in UTF-8, as CPython would, wherever it stands.
+    b = Board(games=1)
+    for text in (b"\\uZZZZ", b"a\\u12", b"\\u-100", b"\\ud83d\\u", b"\\ug000"):
+        for line in (
+            b'{"v":1,"id":"%s","cmd":"hello"}\n' % text,
+            b'{"v":1,"id":5,"cmd":"hello","x":"%s"}\n' % text,
+        ):
+            got = b.send(line)
+            assert len(got) == 1, (line, got)
+            _err(got[0], "bad_json")
+    # An escaped backslash before a u is no escape: the request is answered.
+    assert b.ask("hello", x="\\uZZZZ")["ok"]
+
+
 def test_each_kind_of_bad_input_gets_a_clear_error():
     b = Board(games=1)
     cases = (

@@ -177,7 +177,9 @@ def join_surrogates(line):
     """``line`` (JSON text as bytes) with each escaped surrogate pair (``\\ud83d\\ude00``)
     written as the UTF-8 of its character, as CPython's JSON reader reads it (MicroPython's
     reads each half alone and makes text that is not UTF-8). ``line`` itself when it holds
-    none. Raises ValueError for a lone surrogate escape: it is no character at all."""
+    none. Raises ValueError for a lone surrogate escape (``"surrogate"``: it is no character
+    at all) and for a ``\\u`` without four hex digits (``"escape"``: not JSON, though
+    MicroPython's reader would make some character of it)."""
     i = line.find(b"\\")
     if i < 0:
         return line
@@ -187,12 +189,16 @@ def join_surrogates(line):
     while i >= 0:
         if i + 1 < n and line[i + 1] == 0x75:  # \u
             hi = _hex4(line, i + 2)
+            if hi < 0:
+                raise ValueError("escape")
             if 0xD800 <= hi <= 0xDFFF:
                 lo = -1
                 if hi <= 0xDBFF and line[i + 6 : i + 8] == b"\\u":
                     lo = _hex4(line, i + 8)
+                    if lo < 0:
+                        raise ValueError("escape")
                 if not 0xDC00 <= lo <= 0xDFFF:
-                    raise ValueError("a lone surrogate")
+                    raise ValueError("surrogate")
                 cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
                 if out is None:
                     out = bytearray()

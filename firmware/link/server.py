@@ -223,7 +223,10 @@ class Server:
             return self._error(P.request_id(line), "bad_utf8", "not UTF-8 (byte %d)" % bad)
         try:
             text = P.join_surrogates(line).decode()
-        except ValueError:  # UnicodeError is one: cannot happen after utf8_error
+        except ValueError as e:  # not UnicodeError, which cannot happen after utf8_error
+            if e.args[0] == "escape":  # MicroPython's json would read it as some character
+                msg = "not JSON: a \\u escape without 4 hex digits"
+                return self._error(P.request_id(line), "bad_json", msg)
             msg = "not UTF-8: a \\u escape of a lone surrogate"
             return self._error(P.request_id(line), "bad_utf8", msg)
         try:
