@@ -13,6 +13,7 @@ USB serial.
 
 import sys
 
+from firmware.link import protocol as P
 from firmware.link.server import Server
 from firmware.store.journal import Journal
 
@@ -59,7 +60,9 @@ def main(root, game=False):
 
     srv = Server(_game() if game else _NoMatch(), Journal(root), SECRET, write, board="stdio")
     while True:
-        line = inp.readline()
+        # A bounded read, as the board's ``serve`` reads: a line of any length arrives in
+        # pieces the framer answers ``too_long``, never as one object the heap cannot hold.
+        line = inp.readline(P.MAX_LINE + 1)
         if not line:
             return
         while line:

@@ -15,6 +15,7 @@ the same heap (on the board the modules are frozen: nothing is compiled); at 256
 compile alone failed in some checkouts (a longer path, a larger parse of ``server.py``).
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -57,3 +58,28 @@ def test_settings_flood_30k_requests_in_a_small_heap():
 
 def test_requests_in_a_nearly_full_heap_keep_their_id():
     _run("320k", "nearly_full_heap")
+
+
+def test_the_stand_in_board_bounds_its_lines_as_serve_does(tmp_path):
+    # firmware/link/stdio.py, the PC tests' board: a 300 KB line in a 512 KB heap is answered
+    # too_long and the next request answered, as the board's own serve does (it read the whole
+    # line into one object before: MemoryError).
+    if MICROPYTHON is None:
+        pytest.skip("micropython (unix port) not installed")
+    hello = b'{"v":1,"id":%d,"cmd":"hello"}\n'
+    data = hello % 1 + b'{"v":1,"id":2,"cmd":"hello","x":"' + b"a" * 300_000 + b'"}\n'
+    data += hello % 3
+    done = subprocess.run(
+        [str(MICROPYTHON), "-X", "heapsize=512k", "-m", "firmware.link.stdio", str(tmp_path)],
+        input=data,
+        capture_output=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(r.get("id"), r["ok"], r.get("error")) for r in replies] == [
+        (1, True, None),
+        (2, False, "too_long"),
+        (3, True, None),
+    ]
