@@ -280,6 +280,27 @@ def test_resume_returns_the_unfinished_game_and_appends_to_it():
     assert Journal(root).resume()["clocks"] == (5, 6, 7, 8)
 
 
+def test_a_cut_inside_begin_leaves_no_phantom_game():
+    # The power cut after begin() made the live file (empty, or its magic alone) and before
+    # the header was written: the next boot lists no such game, and numbering goes on.
+    for stub in (b"", R.MAGIC, R.MAGIC + b"\x05\x01"):
+        root = fresh_root()
+        j = Journal(root)
+        journal_game(j, Rng(3), 12)  # game 1, finished
+        with open(_live_file(root, 2), "wb") as f:
+            f.write(stub)
+        write_atomic(root + "/next", b"3")
+        logs = []
+        j2 = Journal(root, log=logs.append)  # reboot
+        assert j2.resume() is None
+        assert [g[0] for g in j2.games()] == [1]
+        assert j2.state(2) is None
+        assert "g000002.tgj" not in os.listdir(root)
+        assert any("game 2 has no record" in line for line in logs), logs
+        assert j2.begin(HEADER) == OK and j2.game_no == 3
+        assert [g[0] for g in Journal(root).games()] == [1, 3]
+
+
 def _live_file(root, g):
     return "%s/g%06d.tgj" % (root, g)
 

@@ -210,7 +210,18 @@ class Journal:
                 continue  # packed already: settle removes the live copy
             data = read_file(self._live(g))
             recs = R.scan(data or b"", R.MAGIC, self.log)
-            ix.put(g, 0, 0, bool(recs) and recs[-1][2][0] == R.RESULT)
+            if not recs:
+                # Not one whole record, not even the header: a cut inside ``begin``, after
+                # the file was made and before its header was on flash. No game was played in
+                # it, so there is nothing to send, ack or evict: it goes, rather than stay
+                # listed for ever as an unfinished game no one can get.
+                self.log("journal: game %d has no record (a cut as it began): removed" % g)
+                try:
+                    os.remove(self._live(g))
+                except OSError:
+                    pass
+                continue
+            ix.put(g, 0, 0, recs[-1][2][0] == R.RESULT)
         n, marked = self._walk_acks(ix.ack)
         self._ack_stale = n - marked
         ix.trim()
