@@ -468,7 +468,9 @@ def verify(
     """Check synced games: the checksums in each game's bytes (a finished game's seal, a live
     game's CRC chain), the sidecar's CRC, and the HMAC with the board's key. One line a file:
     ok, "ok, HMAC not checked (why)" or "FAILED: why". Exit 0: all ok; 3: nothing failed but
-    some HMACs were not checked (board not paired, no sidecar); 1: something failed."""
+    some HMACs were not checked (board not paired, no sidecar); 1: something failed. The key is
+    the one paired with the board the record names (never the sidecar's word); with a key at
+    hand, a game without an HMAC is FAILED."""
     import json
 
     from host_tools import verify as V

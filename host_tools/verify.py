@@ -143,23 +143,40 @@ def verify_game(
         no = side.get("game")
         if no is not None and game_no is not None and no != game_no:
             problems.append("game %d, %s says %r" % (game_no, side_name, no))
-        if isinstance(side.get("board"), str) and side["board"]:
-            board = side["board"]
+        said = side.get("board")
+        if isinstance(said, str) and said:
+            board = said
         mac_hex = side.get("hmac")
-    if board is None and header and header.get("board_id"):
-        board = header["board_id"]
+    # The key is chosen by the board the record itself names, never by the sidecar's word:
+    # anyone can edit a sidecar to name a board whose key the PC does not hold.
+    own = header.get("board_id") if header else None
+    if own:
+        if board is not None and board != own:
+            problems.append("%s names board %s, the record board %s" % (side_name, board, own))
+        board = own
+    elif header:
+        problems.append("the record names no board: nothing says whose key would vouch for it")
+    # A record too damaged to name its board is FAILED already; the sidecar's board then only
+    # picks the key that tells whether the HMAC would have held.
+    whose = own or (board if status == R.DAMAGED else None)
+    key = secret
+    if key is None and whose and key_for is not None:
+        key = key_for(whose)
 
-    # The HMAC: the only check a rewritten game cannot pass.
+    # The HMAC: the only check a rewritten game cannot pass. With the board's key at hand
+    # (paired, or --secret), a game without one is not shown to be the board's: FAILED.
     hmac_checked = False
     not_checked = None
     if mac_hex is None:
         not_checked = "no sidecar" if side is None else "no HMAC in %s" % side_name
+        if key is not None:
+            problems.append(
+                "%s, though the board's key is here: nothing shows the record is the "
+                "board's" % not_checked
+            )
     elif not isinstance(mac_hex, str):
         problems.append("%s's HMAC is not text" % side_name)
     else:
-        key = secret
-        if key is None and board is not None and key_for is not None:
-            key = key_for(board)
         if key is None:
             not_checked = NOT_PAIRED
         elif verify_mac(key, game_bytes, mac_hex):

@@ -236,14 +236,20 @@ def test_unpaired_whole_games_say_hmac_not_checked_and_exit_3(served, tmp_path):
     assert first["status"] == "hmac_not_checked" and first["hmac"] == V.NOT_PAIRED
     assert first["board"] == BOARD and first["game"] == 1 and first["form"] == "packed"
     assert doc["files"][-1]["form"] == "live"
-    # Without sidecars there is no HMAC to check either, even with the key.
+    # Without sidecars there is no HMAC to check: unpaired, not checked; with the board's key
+    # at hand (paired), nothing shows the record is the board's: FAILED (issue [O]).
     bare = _write(tmp_path / "bare", served, sidecars=False)
-    keys.store(BOARD, SECRET)
     r = run(app, ["verify"] + bare[:3])
     assert r.exit_code == 3
     assert set(_lines(r).values()) == {"ok, HMAC not checked (no sidecar)"}
+    keys.store(BOARD, SECRET)
+    r = run(app, ["verify"] + bare[:3])
+    assert r.exit_code == 1
+    assert all(v.startswith("FAILED: no sidecar, though the board's key is here") for v in
+               _lines(r).values())  # fmt: skip
     r = run(app, ["verify", "--secret", SECRET.hex(), "--json"] + names[:2] + bare[:1])
-    assert r.exit_code == 3 and json.loads(r.stdout)["ok"] == 2
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 1 and (doc["ok"], doc["failed"]) == (2, 1)
 
 
 def test_the_installed_command(served, tmp_path, config):
@@ -334,6 +340,52 @@ def test_a_rewritten_game_passes_its_checksums_but_not_the_hmac(served, tmp_path
     r = run(app, ["verify", str(path)])
     assert r.exit_code == 1
     assert "HMAC does not match" in _lines(r)[str(path)]
+
+
+def test_a_forgery_never_verifies_while_the_key_is_at_hand(served, tmp_path, config):
+    """As a cheater would (issue [O]): a move moved and the game re-packed with the public
+    checksums, then the sidecar's HMAC removed, the sidecar deleted, or its board id changed
+    to one whose key this PC does not hold. With the board paired, or --secret given, every
+    one is FAILED; the untouched game passes."""
+    g, data = next((g, d) for g, d in served.items() if d[:4] != R.MAGIC)
+    game_no, recs = R.unpack(data)
+    i = next(k for k, rec in enumerate(recs) if rec[0] == R.MOVE)
+    move = list(recs[i])
+    move[3] = (move[3] + 1) % (19 * 32)  # the stone one point over
+    recs[i] = tuple(move)
+    forged = bytes(R.pack(game_no, recs))
+    assert forged != data and R.check(forged) == (R.SOUND, "")
+    folder = tmp_path / "forged"
+    folder.mkdir()
+    variants = {
+        "no-hmac": {"hmac": None},
+        "no-sidecar": None,
+        "other-board": {"board": "TG-9999", "hmac": V.mac(bytes(32), forged)},
+        "sidecar-made-anew": {"hmac": V.mac(bytes(32), forged)},
+    }
+    names = []
+    for name, change in variants.items():
+        path = folder / (name + ".bin")
+        path.write_bytes(forged)
+        if change is not None:
+            _sidecar(path, g, forged, **change)
+            if change.get("hmac", 0) is None:
+                side = json.loads(path.with_suffix(".json").read_text())
+                del side["hmac"]
+                path.with_suffix(".json").write_text(json.dumps(side))
+        names.append(str(path))
+    honest = tmp_path / "honest.bin"
+    honest.write_bytes(data)
+    _sidecar(honest, g, data)
+    for args in (["--secret", SECRET.hex()], []):
+        if not args:
+            keys.store(BOARD, SECRET)  # paired: the key chosen by the record's own board id
+        r = run(app, ["verify"] + args + names)
+        got = _lines(r)
+        assert r.exit_code == 1, got
+        assert all(v.startswith("FAILED: ") for v in got.values()), got
+        r = run(app, ["verify"] + args + [str(honest)])
+        assert r.exit_code == 0 and _lines(r) == {str(honest): "ok"}
 
 
 # -- bad input ------------------------------------------------------------------------------
@@ -438,13 +490,13 @@ def test_a_game_packed_before_the_seal(tmp_path, config):
     r = run(app, ["verify", str(path)])
     assert r.exit_code == 1
     assert _lines(r)[str(path)].startswith("FAILED: no checksum (old format)")
-    _sidecar(path, 3, OLD_BLOB)
+    _sidecar(path, 3, OLD_BLOB, board="TG-0001")
     r = run(app, ["verify", str(path)])
     assert r.exit_code == 3
     assert _lines(r)[str(path)] == (
         NOT_PAIRED + " [old format: no checksum of its own; old.json's CRC checked]"
     )
-    keys.store(BOARD, SECRET)
+    keys.store("TG-0001", SECRET)  # the board the old record names
     r = run(app, ["verify", str(path), "--json"])
     assert r.exit_code == 0
     (report,) = json.loads(r.stdout)["files"]
