@@ -36,6 +36,7 @@ stopped with, or None: the link's ``hello`` reports it.
 SETTINGS = "/settings.json"
 CALIBRATION = "/calibration.json"
 SECRET = "/secret.bin"
+PIN_FAILS = "/pinfails"  # wrong PINs on the link, kept across power cycles (link/server.py)
 GAMES = "/games"
 BOOT_LOG = "/boot.log"
 
@@ -129,6 +130,7 @@ def _wire(hw):
         settings=settings,
         save=save,
         set_rtc=hw.set_rtc,
+        pin_file=root + PIN_FAILS,
     )
     app.server = server  # the calendar time the PC set, for the records' start time
     _calendar_from_rtc(hw, server)

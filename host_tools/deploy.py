@@ -629,7 +629,7 @@ def ask_board(port: str, pin: str | None, link_factory=Link, virtual=None) -> di
                 "the board refused the PIN: give the arbiter's PIN with --pin"
             ) from None
         if e.code == "pin_locked":
-            raise DeployError("too many wrong PINs: the board waits a minute; try again") from None
+            raise DeployError("the board said: %s; try again then" % e.message) from None
         if e.code == "timeout":
             raise DeployError(
                 "no answer from %s: is it a Tengen board running its app? (a board already at "

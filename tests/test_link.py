@@ -68,6 +68,10 @@ class Board:
         self.t = 1000
         self.out = []
         self.saved = []
+        self.reboot()
+
+    def reboot(self):
+        """A new server on the same flash (the board powered off and on)."""
         self.srv = Server(
             self.match,
             self.journal,
@@ -77,6 +81,7 @@ class Board:
             board="TG-TEST",
             settings=self.settings,  # the board's settings, as firmware/board.py wires it
             save=self._save,
+            pin_file=self.root + "/pinfails",
         )
         self.next_id = 1
 
@@ -395,6 +400,37 @@ def test_wrong_pins_lock_the_protected_commands():
     _err(b.ask("pair", pin=PIN), "pin_locked")  # even the right one, for a while
     b.t += PIN_LOCK_MS
     assert b.ask("pair", pin=PIN)["ok"]
+
+
+def test_guessing_the_pin_across_power_cycles_is_bounded():
+    # As a cheater would (issue [O]): a restart after every third guess. The count is on
+    # flash: a reboot restarts the wait from the boot, each wrong PIN doubles it.
+    b = Board(games=0)
+    tried = 0
+    waited = 0
+    for _ in range(6):
+        for _ in range(3):
+            r = b.ask("pair", pin="%04d" % tried)
+            if r["ok"] or r["error"] == "pin_locked":
+                break
+            _err(r, "bad_pin")
+            tried += 1
+        b.t += 5000
+        b.reboot()  # power off and on
+        r = b.ask("pair", pin="%04d" % tried)
+        _err(r, "pin_locked")  # the reboot did not end the wait
+        while r.get("error") == "pin_locked":  # wait it out, as a patient cheater
+            b.t += 60_000
+            waited += 60_000
+            r = b.ask("pair", pin="%04d" % tried)
+        _err(r, "bad_pin")
+        tried += 1
+    assert tried == 3 + 6  # three free guesses, then one per wait
+    assert waited >= PIN_LOCK_MS * (2**6 - 1)  # 1 + 2 + 4 + ... minutes: over an hour
+    b.reboot()
+    b.t += PIN_LOCK_MS << 10  # the longest wait (the clock wraps at 2**30 ms)
+    assert b.ask("pair", pin=PIN)["ok"]  # the right PIN once the wait is over: the count goes
+    _err(b.ask("pair", pin="0001"), "bad_pin")  # and three tries again
 
 
 def test_delete_an_abandoned_game_under_the_pin():

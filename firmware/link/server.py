@@ -20,7 +20,10 @@ the bytes). Running out of memory is an error like the others: the request is tr
 after a collection, then answered ``no_memory`` with its id from a buffer made at start,
 allocating nothing. The protected commands (``delete``, ``adjust``, ``maintenance``, ``pair``,
 and ``settings`` changing the PIN) need the arbiter's PIN in ``"pin"``; ``PIN_TRIES`` wrong
-PINs lock them for ``PIN_LOCK_MS``.
+PINs lock them for ``PIN_LOCK_MS``, and each wrong PIN after that doubles the wait (``_pin_wait``).
+With ``pin_file`` the count of wrong PINs is kept on flash (``write_atomic``) and read at start:
+a power cycle restarts the wait from the boot, it never ends it (issue [O]: with the count in
+RAM a restart after every third guess tried all 10,000 PINs in 17 minutes).
 
 ``selftest`` runs the sensor self-test (see ``cmd_selftest``).
 
@@ -51,6 +54,7 @@ CHUNK_MAX = 2048
 LIST_MAX = 50  # games per ``list`` reply
 PIN_TRIES = 3
 PIN_LOCK_MS = 60000
+_PIN_DOUBLINGS = 10  # the wait stops growing at PIN_LOCK_MS << 10: 17 hours
 SECRET_PATH = "/secret.bin"
 SECRET_BYTES = 32
 
@@ -109,6 +113,24 @@ def _int(req, key, lo, hi, default=_REQUIRED):
     return v
 
 
+def _pin_wait(fails):
+    # How long the PIN stays locked after the last wrong one: none below PIN_TRIES, then
+    # PIN_LOCK_MS, doubled by each wrong PIN after (a mistyping arbiter waits a minute; ten
+    # thousand guesses would take years).
+    if fails < PIN_TRIES:
+        return 0
+    return PIN_LOCK_MS << min(fails - PIN_TRIES, _PIN_DOUBLINGS)
+
+
+def _read_count(path):
+    # The count kept in ``path`` (0 if none or unreadable: a bad file is no reason not to boot).
+    data = J.read_file(path) if path else None
+    try:
+        return max(0, int(data)) if data else 0
+    except ValueError:
+        return 0
+
+
 class Server:
     """The link for one board.
 
@@ -131,6 +153,7 @@ class Server:
         settings=None,
         save=None,
         set_rtc=None,
+        pin_file=None,
     ):
         self.app = app
         self.journal = journal
@@ -145,9 +168,10 @@ class Server:
         self.cache = []  # (id, request bytes, reply bytes), oldest first
         self.watching = False
         self.maintenance = False  # set by ``maintenance``: the board's loop returns to the REPL
-        self.pin_fails = 0
+        self.pin_file = pin_file
+        self.pin_fails = _read_count(pin_file)
         self._got = None  # get's last packed game: (game, file, size, crc, mac), its later chunks
-        self.pin_lock_at = 0
+        self.pin_lock_at = now()  # a count kept from before the boot waits from the boot
         self.epoch = None  # (calendar seconds, tick ms) when the PC set the time
         self.requests = 0  # lines handled
         self.errors = 0  # error replies sent
@@ -358,19 +382,30 @@ class Server:
     def _pin(self, req):
         # The arbiter's PIN, or Reject. Wrong PINs count; PIN_TRIES of them lock for a while.
         now = self.now()
-        if self.pin_fails >= PIN_TRIES:
-            if ticks.diff(now, self.pin_lock_at) < PIN_LOCK_MS:
-                raise Reject("pin_locked", "too many wrong PINs: wait a minute")
-            self.pin_fails = 0
+        wait = _pin_wait(self.pin_fails)
+        if wait and ticks.diff(now, self.pin_lock_at) < wait:
+            left = (wait - ticks.diff(now, self.pin_lock_at) + 999) // 1000
+            raise Reject("pin_locked", "too many wrong PINs: wait %d s" % left)
         pin = _field(req, "pin", str)
         want = str(self.settings.get("pin", "0000"))
         if equal(pin.encode(), want.encode()):
-            self.pin_fails = 0
+            self._pin_count(0)
             return
-        self.pin_fails += 1
-        if self.pin_fails >= PIN_TRIES:
-            self.pin_lock_at = now
+        self._pin_count(self.pin_fails + 1)
+        self.pin_lock_at = now
         raise Reject("bad_pin", "wrong PIN")
+
+    def _pin_count(self, n):
+        # The count of wrong PINs, on flash before the reply goes (a cut after the reply must
+        # not forget the guess).
+        if n == self.pin_fails:
+            return
+        self.pin_fails = n
+        if self.pin_file is not None:
+            try:
+                J.write_atomic(self.pin_file, b"%d" % n)
+            except OSError as e:
+                self._fault(e)
 
     def _watch_step(self):
         # The events since the last look: moves, the clock's state, incidents, the result,
