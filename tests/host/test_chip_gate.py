@@ -142,9 +142,10 @@ def _with_boot_files(chip):
 
 
 def _tengen_deploy(chip, *args):
+    # The installed tengen (make venv: this checkout, editable), as a maker runs it.
     env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="400", NO_COLOR="1")
     return subprocess.run(
-        [sys.executable, "-m", "host_tools", "deploy", "--port", chip.port, *args],
+        [str(Path(sys.executable).parent / "tengen"), "deploy", "--port", chip.port, *args],
         capture_output=True,
         text=True,
         timeout=1200,
