@@ -29,6 +29,8 @@ package(  # noqa: F821
     "asyncio", ("__init__.py", "core.py", "funcs.py"), base_path="$(MPY_DIR)/extmod", opt=3
 )
 
+# The firmware at opt=3, as asyncio: no line-number tables in its bytecode (10 KiB of the flash
+# budget; a traceback names the function, not the line; hardware/README.md, "The flash budget").
 package(  # noqa: F821
     "firmware",
     files=[
@@ -88,4 +90,5 @@ package(  # noqa: F821
         "ui/texts.py",
     ],
     base_path="..",  # relative to this file: the repository's root
+    opt=3,
 )

@@ -426,6 +426,9 @@ def make_image(source: Source, variant: str, jobs: int, verbose: bool, clean: bo
         shutil.rmtree(folder)
     board = ["BOARD=RPI_PICO"] if variant == "stock" else ["BOARD_DIR=%s" % BOARD_DIR]
     (folder / "frozen_content.c").unlink(missing_ok=True)
+    # makemanifest recompiles a .py only when it is newer than its cached .mpy: a manifest's
+    # changed options (opt=3) would be ignored. The cache is cheap to rebuild; never trusted.
+    shutil.rmtree(folder / "frozen_mpy", ignore_errors=True)
     cmd = ["make", "-C", source.micropython / "ports" / "rp2", "-j%d" % jobs] + board
     log = BUILD / "logs" / ("%s.log" % variant)
     with step("image %s (%s)" % (variant, board[0].split("/")[-1])):
