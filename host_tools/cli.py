@@ -428,15 +428,20 @@ def export(
     file: str = typer.Argument(..., help="A game's stored bytes (NNNNNN.bin from sync)."),
     out: str = typer.Option(None, "--out", "-o", help="Folder (default: next to FILE)."),
 ) -> None:
-    """Write SGF (and .psq for Gomoku/Renju) of a game's stored bytes."""
+    """Write SGF (and .psq for Gomoku/Renju) of a game's stored bytes. The SGF carries the
+    record and the HMAC from the sidecar beside FILE (NNNNNN.json, as sync wrote it), so that
+    `tengen verify` can check the SGF alone."""
     from pathlib import Path
 
     from host_tools import export as X
     from host_tools import sync as S
+    from host_tools import verify as V
 
     src = Path(file)
     try:
-        files = X.export(S.decode(src.read_bytes()))
+        data = src.read_bytes()
+        side, _ = V.read_side(src)  # no sidecar, or a bad one: an SGF without the HMAC
+        files = X.export(S.decode(data), proof=(data, (side or {}).get("hmac")))
     except OSError as e:
         err.print("[red]%s[/red]" % e)
         raise typer.Exit(EXIT_USAGE) from None
@@ -457,7 +462,7 @@ def verify(
         list[str],
         typer.Argument(
             help="Games' .bin files as sync wrote them (each with its .json sidecar beside it),"
-            " or folders of them."
+            " SGF files (checked alone: the record inside), or folders of them."
         ),
     ],
     secret: str = typer.Option(
@@ -470,7 +475,8 @@ def verify(
     ok, "ok, HMAC not checked (why)" or "FAILED: why". Exit 0: all ok; 3: nothing failed but
     some HMACs were not checked (board not paired, no sidecar); 1: something failed. The key is
     the one paired with the board the record names (never the sidecar's word); with a key at
-    hand, a game without an HMAC is FAILED."""
+    hand, a game without an HMAC is FAILED. An SGF is checked by the record it carries, then
+    written again from that record and compared byte for byte: any edit is FAILED, named."""
     import json
 
     from host_tools import verify as V

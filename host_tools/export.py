@@ -8,6 +8,12 @@ Start reading at ``export``. The input is a game's decoded records, as
 from that. SGF is built with sgfmill (``sgf.Sgf_game``), so values are escaped and
 coordinates written by the library, not by hand.
 
+The SGF of a synced game carries its proof (``proof_values``): the board's record itself and its
+HMAC in the private root property ``TG`` (SGF FF[4] §2.2.4: two capital letters, no standard
+property's; §2.2.3: viewers keep or skip a property they do not know). Everything else in the
+SGF is derived from that record, so ``tengen verify`` (host_tools/sgf_check.py) can write the
+SGF again from the record and compare it byte for byte.
+
 Clocks (a MOVE's ``clocks``: black main ms, black units, white main ms, white units; the
 units are what ``firmware/clock/clock.py`` keeps in ``over``) become SGF FF[4] ``BL``/``WL``
 (seconds left: the main time, or in overtime the period's time) and ``OB``/``OW`` (periods
@@ -16,11 +22,13 @@ or kept minutes left in byo-yomi, stones left in a Canadian block), on the mover
 
 from __future__ import annotations
 
+import base64
 import datetime
 import json
+import re
 from dataclasses import dataclass, field
 
-from sgfmill import sgf
+from sgfmill import sgf, sgf_grammar
 
 from firmware.clock import control as C
 from firmware.referee import incidents as INC
@@ -42,6 +50,13 @@ _GO_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP: no I
 _GOMOKU_COLUMNS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # the Renju board's A-O, nothing skipped
 _RULES_NAMES = {R.RENJU: "Renju", R.STANDARD: "Gomoku (standard)", R.FREESTYLE: "Gomoku"}
 PISKVORK_TIMEOUT = 15  # Piskvork's errCode for a timeout (game.cpp: finishGame(15))
+# The SGF's proof: ``TG[format][board id][HMAC hex, or empty][base64 of the record]`` on the
+# root. ``SGF_FORMAT`` names the text this module writes: bump it with any change to what an
+# SGF holds or how it is written, so that ``verify`` never compares a file with the output of
+# another writer (it says which format it met instead). tests/host/test_sgf_verify.py pins it.
+PROOF = "TG"
+SGF_FORMAT = 1
+_HEX = re.compile(r"[0-9a-f]+")
 
 
 @dataclass
@@ -421,7 +436,23 @@ def _date(start):
 # -- SGF -------------------------------------------------------------------------------------
 
 
-def _sgf_game(game: Game, gm: int, black, white) -> sgf.Sgf_game:
+def proof_values(game_bytes: bytes, board_id: str, mac_hex: str | None) -> list[bytes]:
+    """The raw values of the ``TG`` property: ``SGF_FORMAT``, the record's own board id, the
+    board's HMAC of ``game_bytes`` (lowercase hex; empty if there is none) and
+    ``game_bytes`` (the .bin, as the board serves it) in base64. An HMAC that is not hex is
+    no HMAC: it is left out rather than written where it could break the SGF."""
+    mac = mac_hex.lower() if isinstance(mac_hex, str) else ""
+    if not _HEX.fullmatch(mac):
+        mac = ""
+    return [
+        str(SGF_FORMAT).encode(),
+        sgf_grammar.escape_text(board_id.encode()),
+        mac.encode(),
+        base64.b64encode(game_bytes),
+    ]
+
+
+def _sgf_game(game: Game, gm: int, black, white, proof=None) -> sgf.Sgf_game:
     h = game.header
     g = sgf.Sgf_game(h["size"])
     root = g.get_root()
@@ -446,6 +477,8 @@ def _sgf_game(game: Game, gm: int, black, white) -> sgf.Sgf_game:
     re = result_text(game)
     if re is not None:
         root.set("RE", re)
+    if proof is not None:
+        root.set_raw_list(PROOF, proof_values(proof[0], h["board_id"] or "", proof[1]))
     notes = list(game.root_notes)
     why = result_reason(game)
     if why:
@@ -463,15 +496,16 @@ def _sgf_game(game: Game, gm: int, black, white) -> sgf.Sgf_game:
     return g
 
 
-def go_sgf(records, black=None, white=None) -> bytes:
+def go_sgf(records, black=None, white=None, proof=None) -> bytes:
     """SGF FF[4] GM[1] (UTF-8) of a Go game's records: SZ, RU[Chinese], KM (komi2 / 2), HA
     and AB (the fixed handicap points), PB/PW (arguments, else ``extra`` JSON's "black" /
-    "white"), DT, TM, OT, RE, per-move BL/WL/OB/OW, incidents and arbiter edits as C."""
+    "white"), DT, TM, OT, RE, per-move BL/WL/OB/OW, incidents and arbiter edits as C; with
+    ``proof`` (the record's bytes, the board's HMAC hex or None) the ``TG`` property."""
     game = read_game(records)
     h = game.header
     if h["kind"] != R.GO:
         raise ValueError("not a Go game (kind %d)" % h["kind"])
-    g = _sgf_game(game, 1, black, white)
+    g = _sgf_game(game, 1, black, white, proof)
     root = g.get_root()
     root.set("RU", "Chinese")
     root.set("KM", h["komi2"] / 2)
@@ -483,7 +517,7 @@ def go_sgf(records, black=None, white=None) -> bytes:
     return g.serialise()
 
 
-def gomoku_sgf(records, black=None, white=None) -> bytes:
+def gomoku_sgf(records, black=None, white=None, proof=None) -> bytes:
     """SGF FF[4] GM[4] (UTF-8) of a Renju/Gomoku game: SZ, RU (Renju, Gomoku (standard),
     Gomoku), PB/PW, DT, TM, OT, RE, per-move BL/WL/OB/OW, comments as for Go. Coordinates are
     SGF's (column letter, row letter from the top); a pass is sgfmill's ``tt`` (off a 15x15 board)."""
@@ -491,7 +525,7 @@ def gomoku_sgf(records, black=None, white=None) -> bytes:
     h = game.header
     if h["kind"] not in _RULES_NAMES:
         raise ValueError("not a Gomoku/Renju game (kind %d)" % h["kind"])
-    g = _sgf_game(game, 4, black, white)
+    g = _sgf_game(game, 4, black, white, proof)
     root = g.get_root()
     rules = _RULES_NAMES[h["kind"]]
     if h["rules"]:
@@ -562,14 +596,19 @@ def read_psq(text: str) -> tuple[int, list[tuple[int, int, int]]]:
 # -- all together ----------------------------------------------------------------------------
 
 
-def export(records, black=None, white=None) -> dict[str, bytes]:
+def export(records, black=None, white=None, proof=None) -> dict[str, bytes]:
     """The files of a game: ``{"sgf": bytes}`` for Go; ``{"sgf": bytes, "psq": bytes}`` for
-    Gomoku/Renju (no ``psq`` if the game has a pass)."""
+    Gomoku/Renju (no ``psq`` if the game has a pass). ``proof``: ``(game_bytes, HMAC hex or
+    None)``, the record the ``records`` were decoded from and its HMAC, carried in the SGF
+    (``TG``) so that the SGF can be verified alone; the names must then be the record's (no
+    ``black``/``white``): whatever the record does not hold, the MAC cannot vouch for."""
     if not records or records[0][0] != R.HEADER:
         raise ValueError("the records do not start with a header")
+    if proof is not None and (black or white):
+        raise ValueError("an SGF with its proof holds only what the record holds: no names")
     if records[0][1].get("kind", R.GO) == R.GO:
-        return {"sgf": go_sgf(records, black, white)}
-    out = {"sgf": gomoku_sgf(records, black, white)}
+        return {"sgf": go_sgf(records, black, white, proof)}
+    out = {"sgf": gomoku_sgf(records, black, white, proof)}
     try:
         out["psq"] = psq(records).encode()
     except ValueError:

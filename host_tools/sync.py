@@ -9,7 +9,9 @@ Start reading at ``sync``. The layout under a root folder (``--dest``, else
     ROOT/index.json, ROOT/index.csv     every game synced into ROOT, one entry each
     ROOT/<board id>/                    one folder per board
         <date>_<game:06d>.bin           the game's bytes exactly as the board keeps them
-        <date>_<game:06d>.sgf           the SGF (host_tools/export.py); Gomoku/Renju also .psq
+        <date>_<game:06d>.sgf           the SGF (host_tools/export.py), carrying the .bin and
+                                        its HMAC (``TG``): it verifies alone. Gomoku/Renju
+                                        also .psq
         <date>_<game:06d>.json          the sidecar: board, CRC, HMAC, header, each move's
                                         clocks, incidents, edits, result. Written last: a game
                                         is "present" only when its sidecar is there and the
@@ -306,7 +308,7 @@ def write_game(
     if not recs or recs[0][0] != R.HEADER:
         raise SyncError("game %d: no header record" % game_no)
     files = game_files(folder, game_stem(game_no, recs[0][1]["start"]))
-    out = X.export(recs)
+    out = X.export(recs, proof=(game_bytes, mac))  # the SGF carries the record and its HMAC
     side = sidecar(game_no, game_bytes, recs, board, mac)
     contents = [("bin", game_bytes)]
     contents += [(ext, out[ext]) for ext in ("sgf", "psq") if ext in out]

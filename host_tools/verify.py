@@ -8,6 +8,10 @@ game's ``.bin``: a packed blob (finished games; it ends with its seal, a CRC32 o
 The CRCs catch damage; only the HMAC, keyed with the per-board secret, shows the bytes came
 unaltered from that board: anyone can rewrite a game and its checksums.
 
+An SGF that ``sync`` or ``export`` wrote carries the game's bytes and HMAC inside it: it is
+checked alone, the record inside as here and the SGF against that record
+(``host_tools/sgf_check.py``).
+
 Start reading at ``verify_paths`` (what ``tengen verify`` runs): one report per file, each
 ``ok`` (checksums and HMAC checked), ``ok, HMAC not checked (why)`` or ``FAILED: why``; bad
 input (garbage, truncated, bad UTF-8, empty files, folders, missing sidecars) is a FAILED
@@ -33,7 +37,8 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_UNCHECKED = 3
 NOT_PAIRED = "board not paired: tengen pair"
-_NOT_THE_BYTES = (".json", ".sgf", ".psq")  # a game's other files: verify its .bin
+_NOT_THE_BYTES = (".json", ".psq")  # a game's other files: verify its .bin
+SGF = ".sgf"  # checked itself: the record inside it (host_tools/sgf_check.py)
 
 
 def crc32(data: bytes) -> int:
@@ -210,7 +215,7 @@ def verify_game(
     }
 
 
-def _failed(name: str, why: str) -> dict:
+def failed(name: str, why: str) -> dict:
     return {
         "file": name,
         "status": FAILED,
@@ -224,8 +229,8 @@ def _failed(name: str, why: str) -> dict:
 
 
 def _files(names: Iterable[str]) -> list[tuple[str, str | None]]:
-    # (file to verify, or a name and why it cannot be): folders give their .bin files
-    # (recursively); a game's .json, .sgf or .psq its .bin; each file once.
+    # (file to verify, or a name and why it cannot be): folders give their .bin and .sgf
+    # files (recursively); a game's .json or .psq its .bin; each file once.
     out: list[tuple[str, str | None]] = []
     seen: set[str] = set()
 
@@ -239,9 +244,11 @@ def _files(names: Iterable[str]) -> list[tuple[str, str | None]]:
         if not name:
             add(name, "no file named")
         elif path.is_dir():
-            found = sorted(p for p in path.rglob("*.bin") if p.is_file())
+            found = sorted(
+                p for p in path.rglob("*") if p.suffix.lower() in (".bin", SGF) and p.is_file()
+            )
             if not found:
-                add(name, "a folder with no .bin files")
+                add(name, "a folder with no .bin or .sgf files")
             for p in found:
                 add(str(p))
         elif path.suffix in _NOT_THE_BYTES:
@@ -251,7 +258,7 @@ def _files(names: Iterable[str]) -> list[tuple[str, str | None]]:
     return out
 
 
-def _read_side(path: Path) -> tuple[dict | None, str | None]:
+def read_side(path: Path) -> tuple[dict | None, str | None]:
     # The sidecar beside ``path`` (None if there is none), or why it cannot be used.
     side_path = path.with_suffix(".json")
     try:
@@ -275,13 +282,18 @@ def verify_file(
     key_for: Callable[[str], bytes | None] | None = None,
 ) -> dict:
     """The report (``verify_game``) on the file ``name`` and the sidecar beside it
-    (``NAME.json``); a file that cannot be read is FAILED."""
+    (``NAME.json``); an SGF (``NAME.sgf``) by the record inside it (``sgf_check``); a file
+    that cannot be read is FAILED."""
     path = Path(name)
     try:
         data = path.read_bytes()
     except OSError as e:
-        return _failed(name, "cannot read: %s" % (e.strerror or e))
-    side, bad_side = _read_side(path)
+        return failed(name, "cannot read: %s" % (e.strerror or e))
+    if path.suffix.lower() == SGF:
+        from host_tools import sgf_check
+
+        return sgf_check.verify_sgf(name, data, secret, key_for, path.with_suffix(".bin"))
+    side, bad_side = read_side(path)
     if bad_side:
         report = verify_game(name, data, None, secret, key_for)
         report["status"] = FAILED
@@ -297,18 +309,19 @@ def verify_paths(
     key_for: Callable[[str], bytes | None] | None = None,
 ) -> list[dict]:
     """A report (``verify_game``) for every game named: files, or folders of synced games
-    (their .bin files, recursively); a game's .json, .sgf or .psq stands for its .bin.
+    (their .bin and .sgf files, recursively); a game's .json or .psq stands for its .bin; an
+    SGF is checked by the record it carries (``sgf_check.verify_sgf``).
     ``secret`` the board's key for every game, else ``key_for(board id)`` (the paired keys:
     ``host_tools.keys.get``)."""
     reports = []
     for name, why in _files(names):
         if why is not None:
-            reports.append(_failed(name, why))
+            reports.append(failed(name, why))
             continue
         try:
             reports.append(verify_file(name, secret, key_for))
         except Exception as e:  # whatever it is: a line for this file, then the others
-            reports.append(_failed(name, "cannot be checked: %r" % (e,)))
+            reports.append(failed(name, "cannot be checked: %r" % (e,)))
     return reports
 
 
@@ -323,7 +336,13 @@ def line(report: dict) -> str:
         text = "ok, HMAC not checked (%s)" % report["hmac"]
     if report.get("note"):
         text += " [%s]" % report["note"]
-    return "%s: %s" % (report["file"], text)
+    return "%s: %s" % (report["file"], printable(text))
+
+
+def printable(text: str) -> str:
+    """``text`` on one line: characters that are not printable (line breaks, controls) as
+    escapes, so a value quoted from a damaged file cannot break the one line a file."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def exit_code(reports: list[dict]) -> int:

@@ -218,8 +218,9 @@ def test_whole_games_with_the_key_are_ok_and_exit_0(served, tmp_path, config):
     assert sorted(got) == sorted(names) and set(got.values()) == {"ok"}
     r = run(app, ["verify", "--secret", SECRET.hex()] + names[:5])
     assert r.exit_code == 0 and set(_lines(r).values()) == {"ok"}
-    # A game's other files stand for its .bin: each game once.
-    r = run(app, ["verify", names[0], names[0][:-4] + ".json", names[0][:-4] + ".sgf"])
+    # A game's other files stand for its .bin: each game once (an SGF is checked itself:
+    # test_sgf_verify.py).
+    r = run(app, ["verify", names[0], names[0][:-4] + ".json", names[0][:-4] + ".psq"])
     assert r.exit_code == 0 and _lines(r) == {names[0]: "ok"}
 
 
@@ -474,7 +475,7 @@ def test_bad_input_is_a_failed_line_and_the_rest_are_checked(served, tmp_path, c
     assert "side-wrong-game.json says 999" in bad["side-wrong-game.bin"]
     assert "says 1" in bad["side-wrong-size.bin"]
     assert "cannot read" in bad["missing.bin"]
-    assert bad["empty-folder"] == "FAILED: a folder with no .bin files"
+    assert bad["empty-folder"] == "FAILED: a folder with no .bin or .sgf files"
     # --json: the same, one document.
     r = run(app, ["verify", "--json"] + args)
     doc = json.loads(r.stdout)
