@@ -105,7 +105,8 @@ class Sim:
 
     def pair(self, *args, env=None):
         """``tengen pair ARGS`` as the arbiter does it: run, and MODE pressed at the board once
-        its faces ask (``PAIR ?``, read off the glass); tengen's output (exit 0)."""
+        its faces ask (``PAIR ?``, read off the glass); tengen's output (exit 0), once the
+        faces are back from saying ``OK``."""
         proc = subprocess.Popen(
             [str(TENGEN), "pair", *args],
             stdout=subprocess.PIPE,
@@ -114,9 +115,11 @@ class Sim:
             env=env or self.env,
         )
         try:
-            self.until(lambda line: line == "face B " + shown("PAIR  ?"))
+            self.until(lambda line: line == "face B PAIR  ?")  # the glass read back
             self.do("key mode")
             out, errs = proc.communicate(timeout=60)
+            if self.last("face B ") == "face B OK":  # the press taken: OK a while, then back
+                self.until(lambda line: line.startswith("face B ") and line != "face B OK")
         finally:
             if proc.poll() is None:
                 proc.kill()
