@@ -159,6 +159,29 @@ def test_a_paired_board_obeys_only_the_pc_holding_its_key(board, config, tmp_pat
     assert r.exit_code == 0, r.output
 
 
+def test_the_link_signs_again_after_a_restart_or_another_pc(board, config):
+    # Link's recovery: a stale nonce (the board restarted: bad_mac) or a seq another PC used
+    # meanwhile (replayed) make it read hello and sign anew, once; the request is carried out.
+    from host_tools.link import Link, LinkError
+
+    assert run(app, ["pair", "--pin", PIN, "--port", board.path]).exit_code == 0
+    with Link(board.path) as link:
+        assert link.request("ack", game=1)["acked"] is True  # need_mac, then signed
+        key, nonce, seq = link.signing
+        assert key == SECRET and seq == 1 and link.request("hello")["seq"] == 1
+        link.signing[1] = b"0" * 16  # as after a power cycle: the board has a new nonce
+        assert link.request("ack", game=2)["acked"] is True
+        assert link.signing[1] == nonce and link.signing[2] == 2
+        link.signing[2] = 0  # as if another PC had signed seq 1 and 2 meanwhile
+        assert link.request("ack", game=3)["acked"] is True
+        assert link.request("hello")["seq"] == 3
+        link.signing = None
+        link.key = bytes(32)  # a key that is not the board's: said plainly, no loop
+        with pytest.raises(LinkError) as e:
+            link.request("settings", set={"komi2": 13})
+        assert e.value.code == "bad_mac" and "pair again" in e.value.message
+
+
 def test_pair_wants_the_boards_own_pin(tmp_path, config):
     b = Board(tmp_path / "games", pin="0000")  # as a new board: the factory PIN
     try:
@@ -259,3 +282,10 @@ def test_watch_view_follows_events():
     v.apply({"event": "game", "game": "renju", "size": 15})
     assert v.need_state
     v.render()  # the live view builds
+
+
+def test_the_host_signs_what_the_board_wants_signed():
+    from firmware.link.server import _OPEN
+    from host_tools.link import OPEN
+
+    assert OPEN == _OPEN  # the reads the board takes unsigned, the same on both ends
