@@ -27,6 +27,8 @@ The game's whole life is at the keys (``key``; README "Playing at the board"):
   confirms it with their paddle; PAUSE disputes it and play goes on (以实战解决);
 - after a result: it stays on the faces until PAUSE makes the next game with the same
   settings (or a long MODE opens the menu for another).
+- whenever the PC asks for the board's key (``PAIR ?`` on both faces, link ``pair``): MODE
+  within 30 s confirms it (``Server.press``), before anything else the key would do.
 
 A side played from the PC (the ``remote`` setting: an engine, an opponent elsewhere; link
 ``move``): its move stays on the other player's face (``W E5``: the colour, the point) until
@@ -236,6 +238,10 @@ class App:
         from firmware.ui import buttons as btn
 
         a = self.arbiter
+        s = self.server
+        if s is not None and ev == btn.event(btn.PRESS, btn.MODE) and s.press(now):
+            self.note(3, T.OK, "", "paired", now, _DONE)  # the PC asked: PAIR ? on the faces
+            return
         if a is not None and a.state != arb.IDLE:
             action = a.handle(ev, now)
             if action is not None:

@@ -20,7 +20,8 @@ differs (DESIGN.md §1). ``hw`` provides:
     link_out        writes one reply line (bytes) to the PC
 
 Files under ``root``: ``settings.json`` (the board's settings, firmware/settings.py),
-``calibration.json``, ``secret.bin`` (the key of the records' HMAC), ``games/`` (the
+``calibration.json``, ``secret.bin`` (the key of the records' HMAC), ``paired`` (the link
+signs its commands), ``pinfails`` (wrong PINs), ``games/`` (the
 journal) and ``boot.log`` (firmware/bootlog.py). Whatever these files hold, ``build``
 returns a working board: bad settings fall back to their defaults and the faces say so, a
 bad calibration to the nominal one.
@@ -37,6 +38,7 @@ SETTINGS = "/settings.json"
 CALIBRATION = "/calibration.json"
 SECRET = "/secret.bin"
 PIN_FAILS = "/pinfails"  # wrong PINs on the link, kept across power cycles (link/server.py)
+PAIRED = "/paired"  # written at the first pairing: the link wants signed commands since
 GAMES = "/games"
 BOOT_LOG = "/boot.log"
 
@@ -131,6 +133,7 @@ def _wire(hw):
         save=save,
         set_rtc=hw.set_rtc,
         pin_file=root + PIN_FAILS,
+        paired_file=root + PAIRED,
     )
     app.server = server  # the calendar time the PC set, for the records' start time
     _calendar_from_rtc(hw, server)

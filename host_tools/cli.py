@@ -690,13 +690,50 @@ def game(
 
 @app.command()
 def pair(
-    pin: str = typer.Option(..., "--pin", help="The arbiter's PIN."),
+    pin: str = typer.Option(..., "--pin", help="The arbiter's PIN (not the factory 0000)."),
     port: str = PORT,
+    timeout: float = typer.Option(
+        30.0, "--timeout", metavar="S", help="Seconds to wait for MODE at the board."
+    ),
 ) -> None:
-    """Get the board's key (its games' HMAC secret) and keep it for sync and verify."""
-    from host_tools import keys
+    """Get the board's key (its games' HMAC secret) and keep it for sync and verify; from then
+    on the board obeys only a PC holding it. The board must have a PIN of its own (tengen
+    settings pin=NNNN --pin 0000 first), and the arbiter confirms at the board: its faces say
+    PAIR ?, and MODE gives the key."""
+    import time
 
-    reply = _request(port, "pair", pin=pin)
+    from host_tools import keys
+    from host_tools.link import Link, LinkError, set_clock
+
+    port = _port(port)
+    told = False
+    try:
+        with Link(port) as link:
+            set_clock(link)
+            end = time.monotonic() + timeout
+            while True:
+                try:
+                    reply = link.request("pair", pin=pin)
+                    break
+                except LinkError as e:
+                    if e.code == "factory_pin":
+                        raise LinkError(
+                            e.code,
+                            "the board still has the factory PIN 0000: give it one of its "
+                            "own first (tengen settings pin=NNNN --pin 0000), then pair with it",
+                        ) from None
+                    if e.code != "press_key":
+                        raise
+                    if not told:  # the board shows PAIR ? and waits for MODE
+                        err.print("Press MODE on the board to confirm (its faces say PAIR ?) ...")
+                        told = True
+                    if time.monotonic() > end:
+                        raise LinkError(
+                            "press_key", "no MODE press at the board within %g s" % timeout
+                        ) from None
+                    time.sleep(0.25)
+    except LinkError as e:
+        raise _link_failed(port, e) from None
     board = str(reply.get("board", ""))
     try:
         secret = bytes.fromhex(str(reply.get("secret", "")))

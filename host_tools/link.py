@@ -5,6 +5,14 @@ the board answers with one line carrying the same id (``firmware/link/server.py`
 drops what no one reads, so a request that gets no answer in time is sent again, the very same
 bytes with the same id: the board answers a repeated request from its cache and does not carry
 it out twice. Event lines (``{"event":...}``, from ``watch``) are set aside in ``events``.
+
+A paired board obeys only the PC holding its key (issue [O]; the form in
+firmware/link/server.py's header). ``Link`` sends plainly until the board answers ``need_mac``;
+then it reads the board's id, this boot's nonce and its last ``seq`` from ``hello``, takes the
+key ``tengen pair`` kept for that board (host_tools/keys.py, or ``Link.key``), and from then on
+signs every request but the reads (``OPEN``), each with the next ``seq``. A resend is the same
+signed bytes (the board's cache answers it); ``bad_mac`` (the board restarted: a new nonce) or
+``replayed`` (another PC signed meanwhile) make it read ``hello`` again and sign anew, once.
 """
 
 from __future__ import annotations
@@ -30,6 +38,10 @@ VERSION = 1
 USB_VID = 0x2E8A  # Raspberry Pi: every plain MicroPython RP2040 board has this id...
 USB_PID = 0x0005  # ...so a board is confirmed as Tengen by its ``hello``
 BAUD = 115200  # USB CDC ignores it; a UART adapter needs it
+# The commands a paired board takes unsigned (firmware/link/server.py ``_OPEN``; ``settings``
+# and ``time`` only read are not checked either, but signing them costs nothing).
+OPEN = ("hello", "state", "watch", "list", "get", "pair")
+_SIGN_ERRORS = ("need_mac", "bad_mac", "replayed")
 
 
 class LinkError(Exception):
@@ -129,6 +141,9 @@ class Link:
         self.buf = bytearray()
         self.events: deque = deque(maxlen=1000)
         self.resent = 0  # requests sent again (for the curious and the tests)
+        self.key: bytes | None = None  # the board's key; None: the one tengen pair kept
+        self.signing: list | None = None  # [key, nonce bytes, last seq] once the board asked
+        self.board = ""  # the board's id, once read for signing
 
     def close(self) -> None:
         try:
@@ -175,12 +190,67 @@ class Link:
 
     def request(self, cmd: str, **fields) -> dict:
         """Send ``cmd`` with ``fields``; the reply's fields (a dict). Raises ``LinkError``: the
-        board's error code and message on ``ok: false``, "timeout" if it never answered."""
+        board's error code and message on ``ok: false``, "timeout" if it never answered. A
+        paired board's request is signed with its key (the module's header)."""
+        fresh = False  # signing with what hello said just now
+        while True:
+            try:
+                return self._request(cmd, fields)
+            except LinkError as e:
+                if e.code not in _SIGN_ERRORS or cmd in OPEN:
+                    raise
+                if fresh:  # signed as hello said, and still refused
+                    if e.code == "bad_mac":
+                        raise LinkError(
+                            "bad_mac",
+                            "the key this PC keeps for board %s is not the board's: pair "
+                            "again (tengen pair --pin PIN)" % self.board,
+                        ) from None
+                    raise
+                self._start_signing()
+                fresh = True
+
+    def _start_signing(self) -> None:
+        # The board asked for signed requests: its id, nonce and last seq from hello, and
+        # the key kept for it (LinkError need_mac if this PC holds none).
+        hello = self._request("hello", {})
+        self.board = str(hello.get("board", ""))
+        key = self.key
+        if key is None:
+            from host_tools import keys
+
+            key = keys.get(self.board)
+        if key is None:
+            self.signing = None
+            raise LinkError(
+                "need_mac",
+                "board %s is paired with another PC and obeys only its key: pair this one "
+                "(tengen pair --pin PIN, then MODE on the board)" % self.board,
+            )
+        self.signing = [key, str(hello.get("nonce", "")).encode(), int(hello.get("seq", 0))]
+
+    def _encode(self, cmd: str, fields: dict) -> bytes:
+        # The request's line (with its newline), signed when the board wants it: its bytes up
+        # to the closing brace, then ``,"mac":"<hex>"}``, the HMAC of the nonce and those bytes.
+        import hashlib
+        import hmac
+
         self.next_id = (self.next_id + 1) % (1 << 31)
-        rid = self.next_id
-        req = {"v": VERSION, "id": rid, "cmd": cmd}
+        req = {"v": VERSION, "id": self.next_id, "cmd": cmd}
         req.update(fields)
-        data = json.dumps(req, separators=(",", ":")).encode() + b"\n"
+        sign = self.signing
+        if sign is None or cmd in OPEN:
+            return json.dumps(req, separators=(",", ":")).encode() + b"\n"
+        sign[2] += 1
+        req["seq"] = sign[2]
+        body = json.dumps(req, separators=(",", ":")).encode()[:-1]
+        mac = hmac.new(sign[0], sign[1] + body, hashlib.sha256).hexdigest()
+        return body + b',"mac":"' + mac.encode() + b'"}\n'
+
+    def _request(self, cmd: str, fields: dict) -> dict:
+        # One request, sent again while unanswered (the very same bytes); the reply.
+        data = self._encode(cmd, fields)
+        rid = self.next_id
         wait = self.backoff
         for attempt in range(self.retries + 1):
             if attempt:

@@ -643,7 +643,9 @@ def sync(
                 summary["failed"][no] = str(e)
                 tell("failed", no, k + 1)
             except LinkError as e:
-                if e.code in ("no_game", "not_finished"):
+                if e.code in ("no_game", "not_finished", "need_mac", "bad_mac"):
+                    # need_mac, bad_mac: paired with another PC (or a stale key here): the
+                    # game is copied, not acknowledged; the others are copied still.
                     summary["failed"][no] = str(e)
                     continue
                 raise  # the link is gone: the rest waits for the next sync

@@ -82,6 +82,7 @@ class Board:
             settings=self.settings,  # the board's settings, as firmware/board.py wires it
             save=self._save,
             pin_file=self.root + "/pinfails",
+            paired_file=self.root + "/paired",
         )
         self.next_id = 1
 
@@ -117,6 +118,13 @@ class Board:
         while self.srv.poll():
             pass
         return [json.loads(line) for line in self.out[start:]]
+
+    def pair(self, pin=PIN):
+        """``pair`` as the PC asks it: answered ``press_key`` (PAIR ? on the faces), MODE
+        pressed at the board (the app calls ``press``), asked again; the last reply."""
+        _err(self.ask("pair", pin=pin), "press_key")
+        assert self.srv.press(self.t)
+        return self.ask("pair", pin=pin)
 
     def ask(self, cmd, **fields):
         """One request; its one reply."""
@@ -338,7 +346,7 @@ def test_settings_get_set_and_the_pin():
     assert b.ask("settings", set={"pin": "1234"}, pin=PIN)["ok"]
     assert b.settings["pin"] == "1234" and b.saved[-1]["pin"] == "1234"
     _err(b.ask("pair", pin=PIN), "bad_pin")
-    assert b.ask("pair", pin="1234")["ok"]
+    assert b.pair("1234")["ok"]
 
 
 def test_settings_refuse_a_bad_value_whole_and_keep_what_was_saved():
@@ -367,7 +375,7 @@ def test_settings_refuse_a_bad_value_whole_and_keep_what_was_saved():
     # a bad value next to a PIN change: the PIN is not changed either
     _err(b.ask("settings", set={"pin": "1234", "volume": 9}, pin=PIN), "bad_value")
     assert b.settings["pin"] == PIN
-    assert b.ask("pair", pin=PIN)["ok"]
+    assert b.pair()["ok"]
 
 
 def test_settings_normalise_the_game_and_its_size():
@@ -387,7 +395,7 @@ def test_settings_normalise_the_game_and_its_size():
 
 def test_pair_returns_the_secret_under_the_pin():
     b = Board(games=0)
-    r = b.ask("pair", pin=PIN)
+    r = b.pair()
     assert r["secret"] == binascii.hexlify(SECRET).decode() and r["board"] == "TG-TEST"
     _err(b.ask("pair"), "missing")
     _err(b.ask("pair", pin=4821), "bad_type")
@@ -399,7 +407,7 @@ def test_wrong_pins_lock_the_protected_commands():
         _err(b.ask("pair", pin="0000"), "bad_pin")
     _err(b.ask("pair", pin=PIN), "pin_locked")  # even the right one, for a while
     b.t += PIN_LOCK_MS
-    assert b.ask("pair", pin=PIN)["ok"]
+    assert b.pair()["ok"]
 
 
 def test_guessing_the_pin_across_power_cycles_is_bounded():
@@ -429,7 +437,9 @@ def test_guessing_the_pin_across_power_cycles_is_bounded():
     assert waited >= PIN_LOCK_MS * (2**6 - 1)  # 1 + 2 + 4 + ... minutes: over an hour
     b.reboot()
     b.t += PIN_LOCK_MS << 10  # the longest wait (the clock wraps at 2**30 ms)
-    assert b.ask("pair", pin=PIN)["ok"]  # the right PIN once the wait is over: the count goes
+    _err(
+        b.ask("pair", pin=PIN), "press_key"
+    )  # the right PIN once the wait is over: the count goes
     _err(b.ask("pair", pin="0001"), "bad_pin")  # and three tries again
 
 

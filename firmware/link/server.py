@@ -25,6 +25,22 @@ With ``pin_file`` the count of wrong PINs is kept on flash (``write_atomic``) an
 a power cycle restarts the wait from the boot, it never ends it (issue [O]: with the count in
 RAM a restart after every third guess tried all 10,000 PINs in 17 minutes).
 
+Once paired, the board obeys only the PC that holds its key (issue [O]: anyone on the USB port
+could ``ack`` a game before the arbiter's PC had it). ``pair`` hands the key out under the PIN,
+never with the factory PIN (``factory_pin``: set a new one first), and only once the arbiter
+confirmed it at the board: the first ``pair`` puts ``PAIR ?`` on the faces and is answered
+``press_key``; a MODE press within ``PAIR_MS`` (the app calls ``press``) lets the next ``pair``
+have the key. The server never waits: the PC asks again. Paired (a flag in ``paired_file``,
+written once, kept across power cycles), every command but the reads (``_OPEN``, ``settings``
+without ``set``, ``time`` without ``epoch``) must be signed: its line ends with
+``,"mac":"<64 lowercase hex>"}``, the HMAC-SHA256 under the key of the nonce then the line's
+bytes before that field (``nonce`` + ``line[:-74]``), and it carries ``"seq"``, above every
+``seq`` taken since the boot. ``nonce`` (in ``hello``, with ``paired`` and the last ``seq``) is
+drawn at each boot: a line signed before a power cycle fails as ``bad_mac``, one replayed in
+the same boot as ``replayed`` (a request asked again, same id and bytes, still gets its cached
+reply). Nothing of this is written per request: no flash wear. A request unsigned is
+``need_mac``.
+
 ``selftest`` runs the sensor self-test (see ``cmd_selftest``).
 
 ``hello`` tells the board's budgets without the REPL (the app owns the USB): ``heap``, the free
@@ -57,6 +73,9 @@ PIN_LOCK_MS = 60000
 _PIN_DOUBLINGS = 10  # the wait stops growing at PIN_LOCK_MS << 10: 17 hours
 SECRET_PATH = "/secret.bin"
 SECRET_BYTES = 32
+PAIR_MS = 30000  # the key press that confirms a pairing, then the PC's asking again, within it
+_OPEN = ("hello", "state", "watch", "list", "get", "pair")  # never signed (host_tools/link.py)
+_MAC_AT = b',"mac":"'  # a signed line's end: this, 64 hex digits, '"}' (74 bytes)
 
 _REQUIRED = object()
 _SETTING_KEYS = 24  # settings a ``settings`` request may set at once
@@ -154,6 +173,7 @@ class Server:
         save=None,
         set_rtc=None,
         pin_file=None,
+        paired_file=None,
     ):
         self.app = app
         self.journal = journal
@@ -172,6 +192,12 @@ class Server:
         self.pin_fails = _read_count(pin_file)
         self._got = None  # get's last packed game: (game, file, size, crc, mac), its later chunks
         self.pin_lock_at = now()  # a count kept from before the boot waits from the boot
+        self.paired_file = paired_file
+        self.paired = bool(J.read_file(paired_file)) if paired_file else False
+        self.nonce = binascii.hexlify(os.urandom(8))  # this boot's: signed lines of no other
+        self.seq = 0  # the last signed request's seq taken since the boot
+        self.pair_at = None  # when ``pair`` asked for the key press (a tick), or None
+        self.pair_ok = False  # the key was pressed since
         self.epoch = None  # (calendar seconds, tick ms) when the PC set the time
         self.requests = 0  # lines handled
         self.errors = 0  # error replies sent
@@ -283,6 +309,8 @@ class Server:
             reply = _error_obj(rid, "unknown_cmd", "unknown command: %s" % cmd[:32])
         else:
             try:
+                if self.paired and _signed(cmd, req):
+                    self._check_mac(line, req)
                 fields = COMMANDS[cmd](self, req)
                 reply = {"v": P.VERSION, "id": rid, "ok": True}
                 reply.update(fields)
@@ -395,6 +423,31 @@ class Server:
         self.pin_lock_at = now
         raise Reject("bad_pin", "wrong PIN")
 
+    def _check_mac(self, line, req):
+        # A signed request's proof, or Reject (the module's header says the form).
+        if "mac" not in req:
+            raise Reject("need_mac", "the board is paired: sign with its key")
+        seq = _int(req, "seq", 1, (1 << 31) - 1)
+        k = len(line) - 74
+        ok = k > 0 and line[k : k + 8] == _MAC_AT and line[-2:] == b'"}'
+        if ok:
+            mac = binascii.hexlify(hmac_sha256(self.secret, self.nonce + line[:k]))
+            ok = equal(mac, line[k + 8 : -2])
+        if not ok:
+            raise Reject("bad_mac", "not signed with the key for this boot's nonce")
+        if seq <= self.seq:
+            raise Reject("replayed", "seq %d: taken already" % seq)
+        self.seq = seq
+
+    def press(self, now):
+        """The key press at the board that confirms a pairing: True if ``pair`` asked for it
+        (within ``PAIR_MS``), and the next ``pair`` has the key."""
+        at = self.pair_at
+        if at is None or self.pair_ok or ticks.diff(now, at) >= PAIR_MS:
+            return False
+        self.pair_ok = True
+        return True
+
     def _pin_count(self, n):
         # The count of wrong PINs, on flash before the reply goes (a cut after the reply must
         # not forget the guess).
@@ -499,6 +552,9 @@ class Server:
             "faults": self._faults(),
             "heap": {"free": self.heap_free(), "low": self.heap_low, "built": self.heap_built},
             "face_ms": getattr(self.app, "face_ms", -1),
+            "paired": self.paired,
+            "nonce": self.nonce.decode(),
+            "seq": self.seq,
         }
 
     def heap_free(self):
@@ -729,6 +785,25 @@ class Server:
 
     def cmd_pair(self, req):
         self._pin(req)
+        if str(self.settings.get("pin", "0000")) == "0000":
+            raise Reject("factory_pin", "set a new PIN first (settings pin)")
+        now = self.now()
+        at = self.pair_at
+        if at is None or ticks.diff(now, at) >= PAIR_MS:  # ask for the press (again)
+            self.pair_at = now
+            self.pair_ok = False
+            note = getattr(self.app, "note", None)
+            if note is not None:
+                from firmware.ui import texts as T
+
+                note(3, T.PAIR, T.QUESTION, "MODE: pair", now, 0, PAIR_MS)
+        if not self.pair_ok:
+            raise Reject("press_key", "press MODE on the board, then ask again")
+        self.pair_at = None
+        if not self.paired:
+            self.paired = True
+            if self.paired_file is not None:
+                J.write_atomic(self.paired_file, b"1")
         return {"board": self.board, "secret": binascii.hexlify(self.secret).decode()}
 
     # ``selftest``: the sensor self-test of a freshly built board (the app's ``selftest``; the
@@ -910,6 +985,15 @@ COMMANDS = {
     "confirm": Server.cmd_confirm,
     "selftest": Server.cmd_selftest,
 }
+
+
+def _signed(cmd, req):
+    # Whether a paired board wants ``cmd`` signed: all but the reads.
+    if cmd == "settings":
+        return bool(req.get("set"))
+    if cmd == "time":
+        return req.get("epoch") is not None
+    return cmd not in _OPEN
 
 
 def _put(buf, k, src, i, j):

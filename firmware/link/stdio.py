@@ -1,14 +1,18 @@
 """The link's server on stdin/stdout, for the MicroPython unix port and the host's tests.
 
-    micropython -m firmware.link.stdio ROOT [--game]
+    micropython -m firmware.link.stdio ROOT [--game] [--pin PIN]
 
 serves the games journaled under the folder ``ROOT`` (a ``Journal``) with the fixed test
 secret ``SECRET``, reading request lines from stdin and writing replies to stdout, until
 stdin ends. There is no game on this board: a stand-in match answers ``hello`` and
 ``settings`` (``state``, ``adjust`` get an error reply). With ``--game``, a real Go match
 (``firmware.match.Match``) with ``MOVES`` played serves ``state`` and ``watch`` instead.
+``--pin`` sets the arbiter's PIN (default ``PIN``; ``0000`` is a board as it leaves the
+factory).
 ``tests/host/test_sync.py`` runs it behind a pseudo-terminal, as the host tools see a board on
-USB serial.
+USB serial. Its arbiter stands by the board: the key press a ``pair`` asks for (``PAIR ?``)
+comes as it is asked, so that ``pair`` has the key at once; paired, it wants signed commands until
+it stops (the pairing is kept in RAM: each start is a board never paired).
 """
 
 import sys
@@ -29,8 +33,8 @@ MOVES = (
 
 class _NoMatch:
     # What the server reads of a match when no game is on the board.
-    def __init__(self):
-        self.settings = {"game": "go19", "pin": PIN}
+    def __init__(self, pin=PIN):
+        self.settings = {"game": "go19", "pin": pin}
 
 
 class _NoSensing:
@@ -49,7 +53,7 @@ def _game():
     return m
 
 
-def main(root, game=False):
+def main(root, game=False, pin=PIN):
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else sys.stdout
     inp = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
 
@@ -58,7 +62,10 @@ def main(root, game=False):
         if hasattr(out, "flush"):
             out.flush()
 
-    srv = Server(_game() if game else _NoMatch(), Journal(root), SECRET, write, board="stdio")
+    holder = _game() if game else _NoMatch(pin)
+    holder.settings["pin"] = pin
+    srv = Server(holder, Journal(root), SECRET, write, board="stdio")
+    holder.note = lambda *a: srv.press(a[4])  # the faces' PAIR ?: the arbiter presses MODE
     while True:
         # A bounded read, as the board's ``serve`` reads: a line of any length arrives in
         # pieces the framer answers ``too_long``, never as one object the heap cannot hold.
@@ -72,5 +79,11 @@ def main(root, game=False):
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--game"]
-    main(args[0] if args else "games", "--game" in sys.argv[1:])
+    argv = sys.argv[1:]
+    pin = PIN
+    if "--pin" in argv:
+        i = argv.index("--pin")
+        pin = argv[i + 1]
+        argv = argv[:i] + argv[i + 2 :]
+    args = [a for a in argv if a != "--game"]
+    main(args[0] if args else "games", "--game" in argv, pin)

@@ -151,6 +151,7 @@ RESET = "RESET"  # the settings reset to the defaults ...
 SETTINGS = "SET"  # ... (its small cells)
 NO_CAL = "NO CAL"  # no calibration
 DONE = "DONE"  # an arbiter action without a word of its own
+PAIR = "PAIR"  # the PC asks for the board's key: MODE confirms (link/server.py, with QUESTION)
 
 # ---- the arbiter (ui/arbiter.py) -----------------------------------------------------------
 # By action (arbiter.py: EXIT 5, PAUSE 6 … LATE 14): the list's labels, then the word said
@@ -246,7 +247,7 @@ def table():
         t.append("$+F|" + small)
     t += [TIE + "|", NULL + "|", RESIGN + "|" + QUESTION, CLOSED + "|", CLOSED + "|#"]
     t += [NO_PIN + "|", SCAN + "|", RESET + "|" + SETTINGS, NO_CAL + "|", OK + "|"]
-    t.append(DONE + "|")
+    t += [DONE + "|", PAIR + "|" + QUESTION]
     for w in ARB_LIST + ARB_DONE:
         if w:
             t.append(w + "|")

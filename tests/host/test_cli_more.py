@@ -127,6 +127,74 @@ def test_pair_stores_the_key_and_sync_verify_use_it(board, config, tmp_path):
     assert r.exit_code == 0, r.output
 
 
+def test_a_paired_board_obeys_only_the_pc_holding_its_key(board, config, tmp_path, monkeypatch):
+    # Issue [O]: before, anyone on the port could ack a game (the arbiter's sync then skipped
+    # it as acknowledged elsewhere) or set the next game. Paired, only the key's PC can.
+    from host_tools.link import Link
+
+    r = run(app, ["pair", "--pin", PIN, "--port", board.path])
+    assert r.exit_code == 0, r.output
+    monkeypatch.setenv(keys.ENV, str(tmp_path / "another-pc"))  # a PC without the key
+    r = run(app, ["settings", "komi2=13", "--port", board.path])
+    assert r.exit_code == 1 and "need_mac" in r.output and "pair this one" in r.output, r.output
+    r = run(app, ["sync", "--port", board.path, "--dest", str(tmp_path / "theirs"), "--json"])
+    got = json.loads(r.stdout.splitlines()[-1])
+    assert r.exit_code == 1 and got["written"] == [1, 2, 3] and got["acked"] == [], got
+    assert all("need_mac" in why for why in got["failed"].values()) and len(got["failed"]) == 3
+    with Link(board.path) as link:  # the reads are open; nothing was acknowledged
+        games = link.request("list")["games"]
+        assert [g["acked"] for g in games if g["finished"]] == [False] * 3
+        assert "komi2" not in link.request("settings")["settings"]
+    keys.store("stdio", bytes(32))  # a key, not the board's
+    r = run(app, ["settings", "komi2=13", "--port", board.path])
+    assert r.exit_code == 1 and "bad_mac" in r.output and "pair again" in r.output, r.output
+
+    monkeypatch.setenv(keys.ENV, str(config))  # the arbiter's PC, which paired
+    r = run(app, ["sync", "--port", board.path, "--dest", str(tmp_path / "home"), "--json"])
+    got = json.loads(r.stdout.splitlines()[-1])
+    assert r.exit_code == 0 and got["written"] == got["acked"] == [1, 2, 3], got
+    r = run(app, ["settings", "komi2=13", "--port", board.path, "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["komi2"] == 13, r.output
+    r = run(app, ["time", "--set", "--port", board.path])
+    assert r.exit_code == 0, r.output
+
+
+def test_the_link_signs_again_after_a_restart_or_another_pc(board, config):
+    # Link's recovery: a stale nonce (the board restarted: bad_mac) or a seq another PC used
+    # meanwhile (replayed) make it read hello and sign anew, once; the request is carried out.
+    from host_tools.link import Link, LinkError
+
+    assert run(app, ["pair", "--pin", PIN, "--port", board.path]).exit_code == 0
+    with Link(board.path) as link:
+        assert link.request("ack", game=1)["acked"] is True  # need_mac, then signed
+        key, nonce, seq = link.signing
+        assert key == SECRET and seq == 1 and link.request("hello")["seq"] == 1
+        link.signing[1] = b"0" * 16  # as after a power cycle: the board has a new nonce
+        assert link.request("ack", game=2)["acked"] is True
+        assert link.signing[1] == nonce and link.signing[2] == 2
+        link.signing[2] = 0  # as if another PC had signed seq 1 and 2 meanwhile
+        assert link.request("ack", game=3)["acked"] is True
+        assert link.request("hello")["seq"] == 3
+        link.signing = None
+        link.key = bytes(32)  # a key that is not the board's: said plainly, no loop
+        with pytest.raises(LinkError) as e:
+            link.request("settings", set={"komi2": 13})
+        assert e.value.code == "bad_mac" and "pair again" in e.value.message
+
+
+def test_pair_wants_the_boards_own_pin(tmp_path, config):
+    b = Board(tmp_path / "games", pin="0000")  # as a new board: the factory PIN
+    try:
+        r = run(app, ["pair", "--pin", "0000", "--port", b.path])
+        assert r.exit_code == 1 and "factory PIN" in r.output and "pin=NNNN" in r.output
+        r = run(app, ["settings", "pin=2580", "--pin", "0000", "--port", b.path])
+        assert r.exit_code == 0, r.output
+        r = run(app, ["pair", "--pin", "2580", "--port", b.path])
+        assert r.exit_code == 0 and keys.get("stdio") == SECRET, r.output
+    finally:
+        b.stop()
+
+
 def test_sync_with_a_wrong_stored_key_fails(board, config, tmp_path):
     keys.store("stdio", bytes(32))
     r = run(app, ["sync", "--port", board.path, "--dest", str(tmp_path / "h"), "--json"])
@@ -214,3 +282,10 @@ def test_watch_view_follows_events():
     v.apply({"event": "game", "game": "renju", "size": 15})
     assert v.need_state
     v.render()  # the live view builds
+
+
+def test_the_host_signs_what_the_board_wants_signed():
+    from firmware.link.server import _OPEN
+    from host_tools.link import OPEN
+
+    assert OPEN == _OPEN  # the reads the board takes unsigned, the same on both ends

@@ -103,7 +103,13 @@ def _pc_table(sim, tmp_path):
         if args[0] == "watch":
             args.append("--once")  # the row's one picture: the live view would not end
         start = len(sim.said)
-        out = sim.tengen(*args)  # exit 0: ``verify`` too, as ``pair`` came before it
+        if args[0] == "pair":  # as its row says: the board's own PIN first, then MODE
+            pin_first = re.search(r"`tengen (settings pin=\S+ --pin 0000)`", says)
+            assert pin_first and "`PAIR ?`" in says and "MODE" in says, says
+            sim.tengen(*pin_first.group(1).split())
+            out = sim.pair(*args[1:])
+        else:
+            out = sim.tengen(*args)  # exit 0: ``verify`` too, as ``pair`` came before it
         ran.append(args[0])
         if args[0] == "boards":
             assert sim.link in out and sim.board_id in out, out

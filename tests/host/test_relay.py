@@ -22,6 +22,7 @@ import pytest
 from firmware.store import records as R
 from host_tools import export as X
 from host_tools import feed as F
+from host_tools import link as L
 from host_tools import sync as S
 from host_tools.broker import Broker, BrokerError, mosquitto
 from host_tools.link import RUNTIME_ENV, Link
@@ -514,6 +515,52 @@ def test_a_pairing_becomes_the_next_games_header(tmp_path, env, broker):
         if relay is not None:
             relay.stop()
         consumer.close()
+        vb.close()
+
+
+def pair_board(vb, pin="4821"):
+    """Pair this PC with the board as ``tengen pair`` does (a PIN of its own first, MODE at
+    the board when asked), the key kept where the relay finds it; the key."""
+    from host_tools import keys
+
+    with Link(vb.link) as link:
+        link.request("settings", set={"pin": pin}, pin="0000")
+        try:
+            link.request("pair", pin=pin)
+            raise AssertionError("paired without the key press")
+        except L.LinkError as e:
+            assert e.code == "press_key", e
+        vb.do("key mode")
+        secret = bytes.fromhex(link.request("pair", pin=pin)["secret"])
+    keys.store(vb.board_id, secret)
+    return secret
+
+
+def test_a_paired_board_takes_the_pairing_from_the_relay_holding_its_key(tmp_path, env, broker):
+    # Issue [O]: paired, the board takes settings only signed; the relay signs with the key
+    # tengen pair kept (host_tools/link.py), and a PC without it is refused.
+    from host_tools import keys
+
+    vb = VBoard(tmp_path / "flash")
+    lines: list[str] = []
+    relay = None
+    try:
+        setup_board(vb)
+        pair_board(vb)
+        with Link(vb.link) as link:
+            link.key = bytes(32)  # a PC holding another key
+            with pytest.raises(L.LinkError) as refused:
+                link.request("settings", set={"black": "Mallory"})
+            assert refused.value.code == "bad_mac"
+        assert keys.get(vb.board_id) is not None
+        pairing = {"round": "3", "table": "12", "black": "Ke Jie", "white": "Shin Jinseo"}
+        publish(broker, F.topic(HALL, vb.board_id, F.PAIRING), F.pairing_payload(pairing), True)
+        relay = in_process_relay(broker, [vb.link], lines)
+        until(lambda: any("pairing written" in ln for ln in lines), what="the pairing written")
+        assert not any("could not be written" in ln for ln in lines), lines
+    finally:
+        if relay is not None:
+            relay.stop()
         vb.close()
 
 

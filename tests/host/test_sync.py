@@ -91,14 +91,15 @@ def fill(root, n, seed=7):
 
 class Board:
     """``micropython -m firmware.link.stdio ROOT`` on the master side of a fresh pty pair;
-    ``path`` the slave, for pyserial."""
+    ``path`` the slave, for pyserial; ``pin`` the arbiter's PIN (default the stand-in's)."""
 
-    def __init__(self, root):
+    def __init__(self, root, pin=None):
         master, self.slave = os.openpty()
         tty.setraw(self.slave)  # no echo before pyserial sets its own modes
         self.path = os.ttyname(self.slave)
         self.proc = subprocess.Popen(
-            [str(MICROPYTHON), "-m", "firmware.link.stdio", str(root)],
+            [str(MICROPYTHON), "-m", "firmware.link.stdio", str(root)]
+            + (["--pin", pin] if pin else []),
             stdin=master,
             stdout=master,
             cwd=ROOT,

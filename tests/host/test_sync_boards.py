@@ -87,7 +87,8 @@ def test_two_boards_sync_into_one_default_folder_then_a_fresh_one_refetches(tmp_
     try:
         assert a.board_id != b.board_id
         a.tengen("time", "--port", a.link, "--set")  # B's clock is set by its first command
-        assert a.board_id in a.tengen("pair", "--pin", "0000", "--port", a.link)  # HMAC checked
+        a.tengen("settings", "pin=4821", "--pin", "0000", "--port", a.link)  # not the factory's
+        assert a.board_id in a.pair("--pin", "4821", "--port", a.link)  # HMAC checked, signed
         play_two_games(a)
         play_two_games(b)
 

@@ -103,6 +103,31 @@ class Sim:
         assert r.returncode == 0, (args, r.stdout, r.stderr)
         return r.stdout
 
+    def pair(self, *args, env=None):
+        """``tengen pair ARGS`` as the arbiter does it: run, and MODE pressed at the board once
+        its faces ask (``PAIR ?``, read off the glass); tengen's output (exit 0), once the
+        faces are back from saying ``OK``."""
+        proc = subprocess.Popen(
+            [str(TENGEN), "pair", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env or self.env,
+        )
+        try:
+            self.until(lambda line: line == "face B PAIR  ?")  # the glass read back
+            self.do("key mode")
+            out, errs = proc.communicate(timeout=60)
+            if self.last("face B ") == "face B OK":  # the press taken: OK a while, then back
+                self.until(lambda line: line.startswith("face B ") and line != "face B OK")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert proc.returncode == 0, (args, out, errs)
+        assert "Press MODE on the board" in errs, errs  # the PC told the user
+        return out
+
     def games(self):
         """The games the board keeps (the link's ``list``)."""
         with Link(self.link) as link:
@@ -154,7 +179,8 @@ def test_a_9x9_game_played_to_the_count_then_synced_home(tmp_path, env):
         assert boards[0]["board"] == sim.board_id and boards[0]["name"] == "tengen"
         sim.tengen("settings", "--port", sim.link, "game=go", "size=9", "time=quick")
         sim.tengen("time", "--port", sim.link, "--set")
-        assert sim.board_id in sim.tengen("pair", "--pin", "0000", "--port", sim.link)
+        sim.tengen("settings", "--port", sim.link, "pin=4821", "--pin", "0000")
+        assert sim.board_id in sim.pair("--pin", "4821", "--port", sim.link)
 
         sim.do("key pause")  # Black's clock starts, the 9x9 game
         assert sim.last("game ") == "game go 9"
