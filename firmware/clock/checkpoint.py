@@ -175,9 +175,9 @@ def power_back(app, rtc_now, charged, now):
     press): its running turn from the checkpoint, if it is that turn's; the off-time from
     ``rtc_now`` (the RTC's calendar seconds, None unknown) and the checkpoint's RTC time; with
     ``charged`` (the ``off_charged`` setting) the off-time added to the turn if its clock was
-    running. Said on the faces (``App.off``) and journaled (``POWER_OFF``: its detail the
-    off-time in s << 3 (-1 unknown), 4 if it was charged, and the side to play); the checkpoint is
-    rewritten at once (a second cut cannot undo the charge). The off-time in s, -1 unknown."""
+    running; without a checkpoint of that turn (none, damaged, a cut as the turn began) the
+    turn resumes from its start. Said on the faces (``App.off``) and journaled (``POWER_OFF``,
+    its detail in incidents.py); the checkpoint is rewritten at once (a second cut cannot undo the charge). The off-time in s, -1 unknown."""
     from firmware.hal.pcf8563 import time_of
     from firmware.referee.incidents import POWER_OFF
 
@@ -188,19 +188,20 @@ def power_back(app, rtc_now, charged, now):
     ck = load(app.checkpoint.path)
     key = (j.game_no, m.game.ply + 1, s, c.main[s], c.over[s])
     off = -1
-    charge = 0
+    how = 0  # 8: the turn from the checkpoint, 4: the off-time charged
     if ck is not None and (ck[0], ck[1], ck[2], ck[4], ck[5]) == key:
         used = ck[6]
+        how = 8
         regs = ck[7]
         then = None if regs[0] & _VL else time_of(regs, 0)
         if rtc_now is not None and then is not None and rtc_now >= then:
             off = rtc_now - then
         if charged and ck[3] and off > 0:
             used += off * 1000
-            charge = 4
+            how = 12
         c.used = used if used < c.limit else c.limit  # charged past the flag: 0:00 left
     app.off(s, off)
-    j.incident(POWER_OFF, m.game.ply + 1, now, (), off * 8 + charge + s)
+    j.incident(POWER_OFF, m.game.ply + 1, now, (), off * 16 + how + s)
     app.checkpoint.write(j.game_no, m.game.ply + 1, c, c.used)
     app.checkpoint.version = c.version
     return off

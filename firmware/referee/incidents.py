@@ -41,7 +41,8 @@ REMOTE_DEAD = const(28)  # Go's end: the stones the remote side (an engine) call
 COUNT_DIFFERS = const(29)  # the remote side's count differs (points: the stones in question,
 # detail: its count in quarter stones, Black positive, as the journal's margins)
 POWER_OFF = const(30)  # the board was off and the game resumed (firmware/clock/checkpoint.py:
-# detail: the off-time in s << 3, -1 unknown; 4 if charged to the running side; the side to play)
+# detail: the off-time in s << 4, -1 unknown; 8 the turn from its checkpoint, 4 the off-time
+# charged to it; the side to play)
 
 # The detail of an OFFERS incident: 0 the offers taken at Black's press; else the press was
 # refused, and why: fewer or more stones than Black announced (五手N打, 002 第三条2), two of
