@@ -120,7 +120,11 @@ def incident(kind: int, detail: int = 0, gomoku: bool = False) -> tuple[str, str
         en = "%s; it counts %s" % (en, theirs)
     elif kind == INC.POWER_OFF:  # detail: s << 4 (-1 unknown), 8 checkpoint, 4 charged, side
         secs, who = detail >> 4, detail & 3
-        zh = "%s%s，%s走棋" % (zh, clock(secs * 1000) if secs >= 0 else "（时长不明）", side(who, True))
+        zh = "%s%s，%s走棋" % (
+            zh,
+            clock(secs * 1000) if secs >= 0 else "（时长不明）",
+            side(who, True),
+        )
         en = "%s for %s; %s to play, %s, %s" % (
             en,
             clock(secs * 1000) if secs >= 0 else "an unknown time (the RTC could not say)",
