@@ -144,7 +144,10 @@ def _wire(hw):
     if resumed is not None:  # the power was off: for how long, and the running turn back
         from firmware.clock.checkpoint import power_back
 
-        power_back(app, secs, settings["off_charged"], hw.now())
+        try:
+            power_back(app, secs, settings["off_charged"], hw.now())
+        except Exception as e:  # the game still resumes (from its last press): never a dead boot
+            app.errors.append(("checkpoint", repr(e)))
     return app, server
 
 

@@ -19,12 +19,14 @@ the chip). Nothing on this path allocates (tests/test_app_alloc.py).
 
 Flash wear (measured on VfsLfs2 over the RAM device, progsize 256 as the rp2 port mounts it:
 tests/test_powercut_clock.py): the file stays inline in its directory's metadata, so a
-rewrite is one 256-byte program and every 16th also erases one 4 KiB block; LittleFS moves
-the metadata pair to a fresh block every 100 erases (block_cycles), so the erases walk over
-the free blocks. While a clock runs: about 1.3 writes a second (every 800 ms, and at each
-press). The budget (README "Time that survives the power"): 2,000 hours of running clock a
-year for 10 years is ~9.4e7 writes, ~5.9e6 erases: under 60,000 per block over 100 free
-blocks (400 KiB), 60% of the 100,000 cycles the flash is rated for; more free space, less.
+rewrite is one 256-byte program and about every 15th also erases one 4 KiB block (a full
+metadata block compacted into its twin); LittleFS moves the pair to a fresh block every 100
+erases (block_cycles), so the erases walk over the free blocks (20,000 writes: none erased
+more than 101 times). While a clock runs: about 1.3 writes a second (every 800 ms, and at
+each press). The budget: 2,000 hours of running clock a year for 10 years is ~9.4e7 writes,
+~6.2e6 erases: ~62,000 per block over 100 free blocks (400 KiB), 62% of the 100,000 cycles
+the flash is rated for; more free space, less (the journal's own records cost an erase a
+move: the same order).
 
 On resume (``power_back``, at boot) the off-time is the RTC's now minus the checkpoint's
 RTC time; the running turn resumes paused from the checkpoint (at most one second below the
