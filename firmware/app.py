@@ -19,6 +19,9 @@ The game's whole life is at the keys (``key``; README "Playing at the board"):
   come off, until the board is ready (``OK``; ``clearing``); a long MODE opens the settings
   menu; PLUS+MINUS calibrates;
   the PC's ``selftest`` (link) runs the sensor self-test (``selftest``), refused in a game;
+- after a power cut the game comes back paused, its running turn from the clock's checkpoint
+  (firmware/clock/checkpoint.py): the face of the player who was to play says how long the
+  board was off ("3:12  OFF") by turns with its clock, until PAUSE lets the game go on;
 - during play: PLUS+MINUS asks to resign for the side whose clock runs ("RESIGN ?" on its
   face; + or − changes the side, MODE confirms, PAUSE or 10 s cancel); MODE is Gomoku's claim
   key (or the swap after Black 3: 三手可交换); PAUSE resumes a game paused by a power cut;
@@ -179,6 +182,10 @@ class App:
         self._lift_at = -1  # ``_to_clear``'s first points (frame indices of the game's board)
         self._put_at = -1
         self._nput = 0
+        self.checkpoint = None  # the running clock kept on flash (board.py sets it)
+        self.off_side = 0  # after a power cut: the side whose face says how long (``off``)
+        self._off_line = T.OFF
+        self._off_small = T.QUESTION
         self.nclear = 0  # while clearing: how many are left, the point named (frame index of
         self.clear_at = -1  # the game's board, -1 outside its area): the link's watch
 
@@ -528,7 +535,23 @@ class App:
         if self.steps > 1 and gap > self.longest_gap:
             self.longest_gap = gap
         self.last_tick = now
-        self.match.tick(now)
+        m = self.match
+        m.tick(now)
+        ck = self.checkpoint
+        if ck is not None and self.journal is not None:
+            ck.step(self.journal.game_no, m.game.ply + 1, m.clock, now)
+
+    def off(self, side, secs):
+        """After a power cut (checkpoint.py ``power_back``): ``side``'s face says how long
+        the board was off, ``secs`` (-1 unknown; from 10 hours on the face has no room: said
+        as unknown, the record has it), by turns with its clock until the game goes on."""
+        self.off_side = side
+        if 0 <= secs < 36000:
+            from firmware.clock.clock import format_time
+
+            buf = bytearray(12)
+            self._off_line = buf[: format_time(secs * 1000, buf)]
+            self._off_small = T.OFF
 
     # ---- what the board says ------------------------------------------------------------------
 
@@ -704,6 +727,12 @@ class App:
             t = m.expect_text
             f.show_text(t[0], t[1], flags, t[2])
             return
+        if self.off_side:  # how long the power was off, by turns with the clock
+            if m.clock.state != 2:  # PAUSED no more: the game goes on
+                self.off_side = 0
+            elif side == self.off_side and (ticks.diff(now, 0) // _ALTERNATE_MS) % 2 == 0:
+                f.show_text(self._off_line, self._off_small, flags, "")
+                return
         face = self.face
         m.clock.face(side, now, face)
         f.show(face)

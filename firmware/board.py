@@ -17,12 +17,16 @@ differs (DESIGN.md §1). ``hw`` provides:
     set_rtc         ``set_rtc(epoch)`` for the calendar clock, or None
     read_rtc        optional: ``read_rtc()``, the calendar seconds a battery-backed RTC
                     kept while the power was off (the PCF8563), or None; never raises
+    rtc_raw         optional: ``rtc_raw(buf)``, its 7 time registers into ``buf`` without
+                    allocating, False if it does not answer (the clock's checkpoint)
     link_out        writes one reply line (bytes) to the PC
 
 Files under ``root``: ``settings.json`` (the board's settings, firmware/settings.py),
 ``calibration.json``, ``secret.bin`` (the key of the records' HMAC), ``paired`` (the link
-signs its commands), ``pinfails`` (wrong PINs), ``games/`` (the
-journal) and ``boot.log`` (firmware/bootlog.py). Whatever these files hold, ``build``
+signs its commands), ``pinfails`` (wrong PINs), ``games/`` (the journal), ``clock.ck`` (the
+running clock's checkpoint: firmware/clock/checkpoint.py; a game resumed after a cut takes its
+running turn from there and says how long the power was off) and ``boot.log``
+(firmware/bootlog.py). Whatever these files hold, ``build``
 returns a working board: bad settings fall back to their defaults and the faces say so, a
 bad calibration to the nominal one.
 
@@ -40,6 +44,7 @@ SECRET = "/secret.bin"
 PIN_FAILS = "/pinfails"  # wrong PINs on the link, kept across power cycles (link/server.py)
 PAIRED = "/paired"  # written at the first pairing: the link wants signed commands since
 GAMES = "/games"
+CHECKPOINT = "/clock.ck"
 BOOT_LOG = "/boot.log"
 
 
@@ -74,6 +79,7 @@ def _wire(hw):
 
     from firmware import settings as S
     from firmware.app import App
+    from firmware.clock.checkpoint import Checkpoint
     from firmware.link import server as link
     from firmware.match import Match
     from firmware.sensing import calibration
@@ -121,6 +127,7 @@ def _wire(hw):
         app.problem("settings", problems)
     if uncalibrated:
         app.problem("calibration", ["the board is not calibrated: PLUS+MINUS before a game"])
+    app.checkpoint = Checkpoint(root + CHECKPOINT, getattr(hw, "rtc_raw", None))
     hw.attach_paddles(app.paddles.hit)
     server = link.Server(
         app,
@@ -136,20 +143,28 @@ def _wire(hw):
         paired_file=root + PAIRED,
     )
     app.server = server  # the calendar time the PC set, for the records' start time
-    _calendar_from_rtc(hw, server)
+    secs = _calendar_from_rtc(hw, server)
+    if resumed is not None:  # the power was off: for how long, and the running turn back
+        from firmware.clock.checkpoint import power_back
+
+        try:
+            power_back(app, secs, settings["off_charged"], hw.now())
+        except Exception as e:  # the game still resumes (from its last press): never a dead boot
+            app.errors.append(("checkpoint", repr(e)))
     return app, server
 
 
 def _calendar_from_rtc(hw, server):
     # After a power cycle the calendar comes from the RTC chip, with no PC: the server's
     # calendar() and the records' start time run from it until the PC sets the time again.
-    # Nothing the chip does may stop the boot.
+    # Nothing the chip does may stop the boot. The seconds read, or None.
     read = getattr(hw, "read_rtc", None)
     if read is None:
-        return
+        return None
     try:
         secs = read()
     except Exception:
         secs = None
     if secs is not None:
         server.epoch = (secs, hw.now())
+    return secs

@@ -26,6 +26,9 @@ The values (menus.py shows them; match.py and the clock use them):
     remote      0, or the side (1 Black, 2 White) a PC plays: an engine or a remote opponent
                 whose moves the board shows and the player puts down (link ``move``)
     volume      0 (silent) … 3;  pin: 4 digits, the arbiter's PIN
+    off_charged true: after a power cut the time the board was off is charged to the player
+                whose clock ran (as if it had run on); false (the default): not charged, the
+                clock resumes from its last checkpoint (firmware/clock/checkpoint.py)
     black, white, event, round, table: text for the next game's record, at most 32 characters
                 (not bytes), kept whole; dropped once that game starts (firmware/app.py)
 """
@@ -80,6 +83,7 @@ DEFAULTS = {
     "pin": "0000",
     "late_factor": 1,
     "remote": 0,
+    "off_charged": False,
     "black": "",
     "white": "",
     "event": "",
@@ -87,8 +91,9 @@ DEFAULTS = {
     "table": "",
 }
 
-# What a game carries with it; volume and the PIN belong to the board.
-GAME_KEYS = tuple(k for k in sorted(DEFAULTS) if k not in ("volume", "pin"))
+# What a game carries with it; volume, the PIN and the arbiter's off-time rule (read when a
+# game resumes after a cut) belong to the board.
+GAME_KEYS = tuple(k for k in sorted(DEFAULTS) if k not in ("volume", "pin", "off_charged"))
 
 # How each setting is checked: (kind, a, b). Kinds: one of the tuple a (or of b, taken on
 # input but not shown); an int from a to b; true/false; text; the PIN; a time preset.
@@ -115,6 +120,7 @@ _KINDS = {
     "pin": (_PIN, None, None),
     "late_factor": (_INT, 1, 3),
     "remote": (_INT, 0, 2),
+    "off_charged": (_BOOL, None, None),
 }
 for _k in NAMES:
     _KINDS[_k] = (_TEXT, None, None)

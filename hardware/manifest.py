@@ -39,6 +39,7 @@ package(  # noqa: F821
         "board.py",
         "bootlog.py",
         "clock/__init__.py",
+        "clock/checkpoint.py",
         "clock/clock.py",
         "clock/control.py",
         "clock/cues.py",

@@ -118,6 +118,22 @@ def incident(kind: int, detail: int = 0, gomoku: bool = False) -> tuple[str, str
         theirs = result_sgf(detail) if detail else "a draw"
         zh = "%s（对方：%s）" % (zh, result_sgf(detail) if detail else "和棋")
         en = "%s; it counts %s" % (en, theirs)
+    elif kind == INC.POWER_OFF:  # detail: s << 4 (-1 unknown), 8 checkpoint, 4 charged, side
+        secs, who = detail >> 4, detail & 3
+        zh = "%s%s，%s走棋" % (
+            zh,
+            clock(secs * 1000) if secs >= 0 else "（时长不明）",
+            side(who, True),
+        )
+        en = "%s for %s; %s to play, %s, %s" % (
+            en,
+            clock(secs * 1000) if secs >= 0 else "an unknown time (the RTC could not say)",
+            side(who),
+            "the clock resumed from its checkpoint"
+            if detail & 8
+            else "no checkpoint of the turn: its clock resumed from the turn's start",
+            "the off-time charged" if detail & 4 else "the off-time not charged",
+        )
     elif kind == INC.NOT_CLEAR and detail > 0:
         # The detail: stones outside a smaller game's area (they have no name in it).
         zh = "%s（棋局范围外%d子）" % (zh, detail)

@@ -246,9 +246,10 @@ class BoardRig(Rig):
     is the rig's own (``run``), so every run shows the same. Rig's hands, but the paddles and
     keys are the virtual board's (``hw.press``, ``hw.keys.hold``); ``seen(side)`` is what that
     face's glass reads (``hw.glass``), ``heard()`` the buzzer's sounds since the last call, by
-    name; ``ask`` a request on the PC link."""
+    name; ``ask`` a request on the PC link. ``host_time``: the clock the RTC chip runs on
+    (``make_hardware``'s; default a fixed instant: the chip stands still)."""
 
-    def __init__(self, seed=1, root=None, dead=()):
+    def __init__(self, seed=1, root=None, dead=(), host_time=None):
         from firmware import board
         from firmware.hal import virtual as V
 
@@ -259,7 +260,7 @@ class BoardRig(Rig):
         self.root = root
         self.link = _Link()
         hw = V.make_hardware(
-            root, self.link, seed, host_time=lambda: 1767225600.0, dead=list(dead)
+            root, self.link, seed, host_time=host_time or (lambda: 1767225600.0), dead=list(dead)
         )
         self.now = 0
         hw.now = hw.keys.now = lambda: self.now  # the rig's time, not the host's

@@ -160,6 +160,38 @@ def test_the_same_game_journaled_on_littlefs_allocates_nothing():
     journal.close()
 
 
+class _RtcBus:
+    """The PCF8563's bus as the checkpoint reads it: seven registers, nothing allocated."""
+
+    def readfrom_mem_into(self, addr, reg, buf):
+        i = 0
+        while i < len(buf):
+            buf[i] = 0x10 + i
+            i += 1
+
+
+def test_the_game_checkpointed_on_littlefs_allocates_nothing():
+    # The running clock's checkpoint (firmware/clock/checkpoint.py) rewritten about every
+    # 800 ms and at every press, with the RTC read through the real PCF8563 driver.
+    if not _COUNTED:
+        skip("counts MicroPython heap bytes (micropython.mem_total) on VfsLfs2")
+    from firmware.clock.checkpoint import Checkpoint
+    from firmware.hal.pcf8563 import PCF8563
+    from firmware.store.journal import Journal
+    from tests.test_journal import fresh_root
+    from tests.test_journal_index import QuietRam
+
+    root = fresh_root(dev=QuietRam(4096, 64))
+    journal = Journal(root)
+    b = Board("quick", journal=journal)
+    b.app.journal = journal
+    ck = b.app.checkpoint = Checkpoint(root + "/clock.ck", PCF8563(_RtcBus()).raw)
+    _scripted_game(b)
+    assert ck.writes > 700 and not ck.failed, (ck.writes, ck.failed)
+    ck.close()
+    journal.close()
+
+
 def _scripted_game(b):
     b.start()
     black_face, white_face = b.faces

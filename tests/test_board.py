@@ -88,7 +88,8 @@ def test_a_power_cut_mid_game_resumes_paused_and_a_settings_change_waits():
     m = b2.match
     assert m.game.board.size == 9 and m.game.ply == 3 and m.phase == PLAY
     assert m.clock.state == PAUSED and m.clocks() == clocks
-    assert "PAUSE" in b2.seen("w")
+    assert "PAUSE" in b2.seen("b")  # White's face says by turns how long the power was off
+    assert b2.app.off_side == 2 and ("PAUSE" in b2.seen("w") or "OFF" in b2.seen("w"))
     # The stones are on the board (the grid is the same): the players resume with PAUSE.
     b2.key("pause")
     assert m.clock.state == RUNNING and m.clock.running == 2

@@ -35,6 +35,7 @@ VALID = {
     "pin": ("0000", "1234", "9999"),
     "late_factor": (1, 2, 3),
     "remote": (0, 1, 2),
+    "off_charged": (True, False),
     "black": ("", "Nie Weiping", "聂卫平", "x" * 32),
     "white": ("", "Cho Hunhyun"),
     "event": ("", "第1届应氏杯"),
@@ -59,6 +60,7 @@ INVALID = {
     "pin": ("123", "12345", "12a4", "１２３４", " 123", 1234, True, None),
     "late_factor": (0, 4, 1.5, True, None),
     "remote": (-1, 3, "white", True, None),
+    "off_charged": (0, 1, "true", "charged", None),
     "black": ("x" * 33, "tab\there", "line\n", "\x7f", 1, True, None),
     "white": ("y" * 40, 0),
     "event": (None, False),
@@ -103,6 +105,7 @@ def test_the_defaults_are_go_19_under_the_1988_rules():
         "pin": "0000",
         "late_factor": 1,
         "remote": 0,
+        "off_charged": False,  # a power cut's off-time is not charged (checkpoint.py)
         "black": "",
         "white": "",
         "event": "",
@@ -140,10 +143,12 @@ def test_the_copies_agree_with_their_sources():
     assert menus.GO_TIME in control.PRESETS and menus.GOMOKU_TIME in control.PRESETS
 
 
-def test_game_keys_are_all_but_volume_and_pin():
-    assert sorted(S.GAME_KEYS) == sorted(k for k in S.DEFAULTS if k not in ("volume", "pin"))
+def test_game_keys_are_all_but_volume_pin_and_the_off_time_rule():
+    # off_charged is the arbiter's rule for the board, read when a game resumes after a cut.
+    board = ("volume", "pin", "off_charged")
+    assert sorted(S.GAME_KEYS) == sorted(k for k in S.DEFAULTS if k not in board)
     part = S.game_part(S.DEFAULTS)
-    assert "volume" not in part and "pin" not in part
+    assert "volume" not in part and "pin" not in part and "off_charged" not in part
     assert part["time"] == "cn-national" and part["black"] == ""
     assert S.game_part({"game": "renju", "pin": "1111"}) == {"game": "renju"}
 

@@ -175,6 +175,16 @@ class PCF8563:
             return None
         return time_of(b, _SECONDS)
 
+    def raw(self, out):
+        """The 7 time registers (02h-08h, VL included) into ``out`` as the chip holds them,
+        in one access; False if it does not answer. Allocates nothing: the clock's checkpoint
+        (firmware/clock/checkpoint.py) keeps them raw and ``time_of`` reads them at boot."""
+        try:
+            self.i2c.readfrom_mem_into(self.addr, _SECONDS, out)
+        except OSError:
+            return False
+        return True
+
     def write(self, secs):
         """Set the chip to calendar seconds ``secs`` (2000-01-01 .. 2199-12-31; else
         ``ValueError``), clearing VL and leaving the clock running. Three accesses: STOP set

@@ -975,6 +975,14 @@ class Hardware:
         a flat coin cell, a time never set). Never raises."""
         return rtc_read(self._rtc_chip)
 
+    def rtc_raw(self, buf):
+        """The PCF8563's 7 time registers into ``buf`` (the clock's checkpoint, every
+        second while a clock runs); False if there is no chip. Allocates nothing once made."""
+        try:
+            return self._rtc_chip().raw(buf)
+        except Exception:
+            return False
+
     def attach_paddles(self, hit):
         """The paddles' hard IRQs stamp ``ticks_ms`` into the app's ring (``hit``)."""
         from machine import Pin

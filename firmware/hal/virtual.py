@@ -21,7 +21,8 @@ Start reading at ``Hardware``. What each part is:
   chip (``Pcf8563Chip``) on a fake I2C bus (``I2cBus``), its time running on with the host's
   and its registers kept in the flash folder (``rtc.bin``, with the host time they were
   written at), so a board stopped and started again still knows the time (``read_rtc``);
-  ``set_rtc`` writes it; a missing or damaged rtc.bin is a chip with no time;
+  ``set_rtc`` writes it; a missing or damaged rtc.bin is a chip with no time; ``skip`` moves
+  it on with the tick (the board's time passing at once passes for the chip too);
 - the board id, made once and kept in the flash folder (``unique_id``), as the chip's
   unique id would be; the PC link's output, written to a stream (the pty) without ever
   blocking: a line that does not fit is dropped, as USB CDC drops what no one reads.
@@ -597,6 +598,12 @@ class Pcf8563Chip:
         r[2] |= vl  # VL stays until written
         r[6] = (wd + now // 86400 - then // 86400) % 7  # the weekday counts on from its own
 
+    def skip(self, ms):
+        """``ms`` of time passed at once (the board's ``skip``, or the power off for a
+        while: a test moves a folder's chip on while no board runs): kept in ``path``."""
+        self.at -= ms / 1000
+        self._save()
+
     def read_into(self, reg, buf):
         """One read access from register ``reg`` on (the address wraps after 0Fh)."""
         self._advance()
@@ -777,6 +784,10 @@ class Hardware:
         """The calendar seconds the RTC chip holds, or None (no time, no chip)."""
         return self.rtc.read()
 
+    def rtc_raw(self, buf):
+        """The RTC chip's 7 time registers into ``buf`` (the clock's checkpoint)."""
+        return self.rtc.raw(buf)
+
     def _set_rtc(self, secs):
         # As the board's: a chip that fails, or a time it cannot hold, does not fail the set.
         try:
@@ -785,8 +796,9 @@ class Hardware:
             pass
 
     def skip(self, ms):
-        """Let ``ms`` of the board's time pass at once."""
+        """Let ``ms`` of the board's time pass at once: the tick's and the RTC chip's."""
         self.offset = (self.offset + ms) & ticks.MASK  # ticks wrap: so may the offset
+        self.rtc_chip.skip(ms)
 
     def attach_paddles(self, hit):
         self.hit = hit

@@ -40,6 +40,9 @@ WRONG_POINT = const(27)  # a stone for the remote's move on another point (point
 REMOTE_DEAD = const(28)  # Go's end: the stones the remote side (an engine) calls dead
 COUNT_DIFFERS = const(29)  # the remote side's count differs (points: the stones in question,
 # detail: its count in quarter stones, Black positive, as the journal's margins)
+POWER_OFF = const(30)  # the board was off and the game resumed (firmware/clock/checkpoint.py:
+# detail: the off-time in s << 4, -1 unknown; 8 the turn from its checkpoint, 4 the off-time
+# charged to it; the side to play)
 
 # The detail of an OFFERS incident: 0 the offers taken at Black's press; else the press was
 # refused, and why: fewer or more stones than Black announced (五手N打, 002 第三条2), two of
@@ -97,6 +100,7 @@ WORDS = {
         "双方计算结果不一致",
         "the remote side's count differs from the board's",
     ),
+    POWER_OFF: ("断电", "the power was off"),
 }
 
 

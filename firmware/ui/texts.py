@@ -152,6 +152,10 @@ SETTINGS = "SET"  # ... (its small cells)
 NO_CAL = "NO CAL"  # no calibration
 DONE = "DONE"  # an arbiter action without a word of its own
 PAIR = "PAIR"  # the PC asks for the board's key: MODE confirms (link/server.py, with QUESTION)
+# After a power cut, on the face of the player who was to play, by turns with its clock until
+# the game goes on: how long the board was off (the RTC's count, as the clock writes a time)
+# with OFF in the small cells ("3:12  OFF"); "OFF  ?" when the RTC could not say.
+OFF = "OFF"
 
 # ---- the arbiter (ui/arbiter.py) -----------------------------------------------------------
 # By action (arbiter.py: EXIT 5, PAUSE 6 … LATE 14): the list's labels, then the word said
@@ -247,7 +251,7 @@ def table():
         t.append("$+F|" + small)
     t += [TIE + "|", NULL + "|", RESIGN + "|" + QUESTION, CLOSED + "|", CLOSED + "|#"]
     t += [NO_PIN + "|", SCAN + "|", RESET + "|" + SETTINGS, NO_CAL + "|", OK + "|"]
-    t += [DONE + "|", PAIR + "|" + QUESTION]
+    t += [DONE + "|", PAIR + "|" + QUESTION, "!|" + OFF, OFF + "|" + QUESTION]
     for w in ARB_LIST + ARB_DONE:
         if w:
             t.append(w + "|")

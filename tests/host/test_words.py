@@ -37,6 +37,8 @@ def _every_incident(gomoku):
             details = [1, 2, 3]
         elif kind in (INC.CLAIM, INC.FALSE_CLAIM, INC.REMOTE, INC.WRONG_POINT):
             details = [1, 2]
+        elif kind == INC.POWER_OFF:  # off-time << 4 (-1 unknown), 8 checkpoint, 4 charged, side
+            details = [192 << 4 | 8 | 1, 3700 << 4 | 12 | 2, -16 | 1]
         out += [(kind, d) for d in details]
     return out
 
