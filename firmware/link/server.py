@@ -7,9 +7,9 @@ at the end) reads the USB serial and calls both, and the tests do the same with 
 A request is one JSON object on a line: ``{"v":1,"id":n,"cmd":"...", ...}``; ``id`` an int
 (0 <= id < 2**31) or a string of at most 32 characters. Every request line gets exactly one
 reply line, with its id when the id could be read. A request seen again (the same id and the
-same bytes, among the last ``CACHE`` requests) gets the very same reply and is not carried
-out twice: USB CDC drops what no one reads, so the host asks again. The commands are in
-``COMMANDS``; each takes the request and returns the reply's fields, or raises ``Reject``.
+same bytes, among the last ``CACHE`` requests and ``CACHE_BYTES`` of replies) gets the very
+same reply and is not carried out twice: USB CDC drops what no one reads, so the host asks
+again (its latest request only). The commands are in ``COMMANDS``; each takes the request and returns the reply's fields, or raises ``Reject``.
 
 Bad input never reaches the game: framing is bounded (``protocol.Framer``), ``poll`` handles
 at most ``LINES_PER_POLL`` lines, every failure becomes an error reply, and nothing raises out
@@ -56,7 +56,6 @@ import gc
 import json
 import os
 
-from firmware import settings as S
 from firmware.clock import ticks
 from firmware.link import protocol as P
 from firmware.link.hmac import equal, hmac_sha256
@@ -65,6 +64,7 @@ from firmware.store import journal as J
 FIRMWARE = "0.1.0"  # the firmware's version, as ``hello`` reports it
 LINES_PER_POLL = 4  # request lines handled per ``poll``: the game's tasks come first
 CACHE = 8  # replies kept for requests asked again
+CACHE_BYTES = 2048  # ... and their bytes (beyond the newest): the heap a full journal needs
 CHUNK = 1024  # ``get``'s default length (bytes of the game, before base64)
 CHUNK_MAX = 2048
 LIST_MAX = 50  # games per ``list`` reply
@@ -327,12 +327,21 @@ class Server:
             data = P.dumps(reply)
         if not reply["ok"]:
             self.errors += 1
+        c = self.cache
         try:
-            self.cache.append((rid, line, data))
+            c.append((rid, line, data))
         except MemoryError:
             return data  # not kept: asked again, it is answered again (requests are idempotent)
-        if len(self.cache) > CACHE:
-            self.cache.pop(0)
+        # The newest replies up to CACHE_BYTES (the last one always): the PC asks again only
+        # its latest request, and eight list pages or get chunks would hold ~24 KB.
+        size = 0
+        keep = 0
+        for e in reversed(c):
+            size += len(e[2])
+            if keep and (keep == CACHE or size > CACHE_BYTES):
+                break
+            keep += 1
+        del c[: len(c) - keep]
         return data
 
     def _no_memory(self, line):
@@ -627,10 +636,13 @@ class Server:
         limit = _int(req, "limit", 1, LIST_MAX, LIST_MAX)
         # From the journal's index: memory and time grow with the page, not the games kept.
         page = self._journal().games(after, limit + 1)  # one more: whether more follow
-        out = []
-        for g, size, finished, acked in page[:limit]:
-            out.append({"no": g, "size": size, "finished": finished, "acked": acked})
-        return {"games": out, "more": len(page) > limit}
+        more = len(page) > limit
+        if more:
+            page.pop()
+        for i in range(len(page)):  # in place: each tuple garbage as its dict is made
+            g, size, finished, acked = page[i]
+            page[i] = {"no": g, "size": size, "finished": finished, "acked": acked}
+        return {"games": page, "more": more}
 
     def cmd_get(self, req):
         g = _int(req, "game", 1, 1 << 31)
@@ -716,7 +728,9 @@ class Server:
                 self._pin(req)  # the arbiter's PIN before anything is said about the new one
             # All or nothing: every value checked (firmware/settings.py), "go19" made "go"
             # and a size, the game and size checked together; one bad value refuses all.
-            new, errors = S.apply(self.settings, changes)
+            from firmware.settings import apply  # here: the link alone does not hold it
+
+            new, errors = apply(self.settings, changes)
             if errors:
                 raise Reject("bad_value", errors[0])
             if self.save is not None and not self.save(new):

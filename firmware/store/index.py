@@ -15,7 +15,6 @@ is never stored: ``Journal`` rebuilds it from the packs, the live files and the 
 it starts (``Journal.rebuild``), so a power cut cannot leave it stale.
 """
 
-import sys
 from array import array
 
 FINISHED = 1
@@ -24,11 +23,9 @@ _GROW_MIN = 16
 
 
 def _words(n):
-    # An array('I') of n zeros, made from raw bytes on MicroPython (no list of n ints first);
-    # CPython reads bytes as one item each.
-    if sys.implementation.name == "micropython":
-        return array("I", bytes(4 * n))
-    return array("I", [0]) * n
+    # An array('I') of n words (their values unused): from a range, whose length is known, so
+    # the array is made at its size with no list or bytes of n items first.
+    return array("I", range(n))
 
 
 class Index:
@@ -106,9 +103,11 @@ class Index:
             self._resize(self.count + spare)
 
     def _resize(self, room):
+        # Grown in place where the heap allows (``extend`` reallocates: the old words are
+        # freed at once, not left for the collector); shrunk by a copy.
         for name in ("no", "at", "nf"):
             old = getattr(self, name)
-            new = _words(room)
-            for i in range(self.count):
-                new[i] = old[i]
-            setattr(self, name, new)
+            if room > len(old):
+                old.extend(_words(room - len(old)))
+            else:
+                setattr(self, name, old[:room])

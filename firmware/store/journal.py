@@ -96,18 +96,6 @@ def read_file(path):
         return None
 
 
-def _read_whole(path):
-    # The file's bytes in one buffer of its size (``f.read()`` grows its buffer as it reads),
-    # or None if it cannot be read.
-    try:
-        with open(path, "rb") as f:
-            data = bytearray(os.stat(path)[6])
-            f.readinto(data)
-            return data
-    except OSError:
-        return None
-
-
 def write_atomic(path, data):
     """Replace ``path`` with ``data`` whole or not at all (temp file, then rename over it).
 
@@ -200,12 +188,19 @@ class Journal:
         Its cost grows with the bytes kept (``bench/bench_journal.py``). A live file whose
         game is in a pack already (a cut while packing) is left for ``settle``."""
         self._close()
-        ix = Index()
+        self._ix = None  # the old index goes before the new one is made
         buf = bytearray(2048)
-        for k in self._names("p", ".tgp"):
-            for g, p, n in self._entries(k, buf):
-                ix.put(g, k << 16 | p, n, True)
-        for g in self._names("g", ".tgj"):
+        packs = self._names("p", ".tgp")
+        lives = self._names("g", ".tgj")
+        # The index made whole at its size first (grown as the packs are read, it would need
+        # its old and its new arrays at once, in a heap the reading has cut into pieces).
+        room = len(lives)
+        for k in packs:
+            room += self._heads(k, buf)
+        ix = Index(room + 16)
+        for k in packs:
+            self._entries(k, buf, ix)
+        for g in lives:
             if ix.find(g) >= 0:
                 continue  # packed already: settle removes the live copy
             data = read_file(self._live(g))
@@ -224,50 +219,87 @@ class Journal:
             ix.put(g, 0, 0, recs[-1][2][0] == R.RESULT)
         n, marked = self._walk_acks(ix.ack)
         self._ack_stale = n - marked
-        ix.trim()
         self._ix = ix
+
+    def _heads(self, k, buf):
+        # How many entries pack k holds at most: their heads walked, nothing checked.
+        n = 0
+        size = _size(self._pack(k))
+        p = 4
+        head = memoryview(buf)[:4]
+        try:
+            with open(self._pack(k), "rb") as f:
+                while p + 8 <= size:
+                    f.seek(p)
+                    f.readinto(head)
+                    p += R.u32(buf, 0) + 8
+                    n += 1
+        except OSError:
+            pass
+        return n
 
     def _walk_acks(self, visit):
         # Each good ACK of the acks file to ``visit(game_no)``: (the records, how many
-        # ``visit`` took). The file is read whole (compacted: ~8 bytes for each game kept),
-        # each record copied into the record buffer and checked there (live.ack_of): no
-        # object per ack. A bad byte is stepped over, as records.scan does; notes the file's
-        # tail for ``ack`` if every byte of it is good.
+        # ``visit`` took). The file is read through a window of 256 bytes (it holds ~9 bytes
+        # an ack: 9 KB at 1,000 games, which a rebuild need not hold besides the index), each
+        # record copied into the record buffer and checked there (live.ack_of): no object per
+        # ack. A bad byte is stepped over, as records.scan does; notes the file's tail for
+        # ``ack`` if every byte of it is good.
         self._ack_seed = None
-        data = _read_whole(self.root + "/acks.tgj")
-        if not data:
+        try:
+            f = open(self.root + "/acks.tgj", "rb")
+        except OSError:
             return 0, 0
-        size = len(data)
-        if data[:4] != R.MAGIC:
-            self.log("journal: acks file: bad magic, %d bytes ignored" % size)
-            return 0, 0
+        w = bytearray(256)
+        mv = memoryview(w)
         buf = self._buf
         seed = bytearray(4)
-        p = 4
         n = 0
         taken = 0
         bad = 0
-        while p < size:
-            k = data[p] + 6  # the record's length
-            g = -1
-            if k <= 10 and p + k <= size:  # an ACK's at most; copied, its CRC checked
-                for i in range(4):
-                    seed[i] = data[p - 4 + i]
-                for i in range(k):
-                    buf[i] = data[p + i]
-                g = L.ack_of(buf, k, seed)
-            if g < 0:
-                p += 1
-                bad += 1
-                continue
-            n += 1
-            if visit(g):
-                taken += 1
-            p += k
+        with f:
+            end = f.readinto(w) or 0
+            if not end:
+                return 0, 0
+            if w[:4] != R.MAGIC:
+                self.log("journal: acks file: bad magic, ignored")
+                return 0, 0
+            p = 4
+            more = True
+            while True:
+                if more and end - p < 10:
+                    # The window moved on: the 4 bytes before p (the CRC's seed) kept.
+                    k = 0
+                    for i in range(p - 4, end):
+                        w[k] = w[i]
+                        k += 1
+                    p = 4
+                    end = k
+                    k = f.readinto(mv[end:]) or 0
+                    more = k > 0
+                    end += k
+                if p >= end:
+                    break
+                k = w[p] + 6  # the record's length
+                g = -1
+                if k <= 10 and p + k <= end:  # an ACK's at most; copied, its CRC checked
+                    for i in range(4):
+                        seed[i] = w[p - 4 + i]
+                    for i in range(k):
+                        buf[i] = w[p + i]
+                    g = L.ack_of(buf, k, seed)
+                if g < 0:
+                    p += 1
+                    bad += 1
+                    continue
+                n += 1
+                if visit(g):
+                    taken += 1
+                p += k
         if bad:
             self.log("journal: acks file: %d bad bytes skipped" % bad)
         else:
-            self._ack_seed = bytearray(data[size - 4 :])
+            self._ack_seed = bytearray(w[end - 4 : end])
         return n, taken
 
     # -- writing --------------------------------------------------------------------------
@@ -523,12 +555,13 @@ class Journal:
                     return E_FULL, 0
         return E_FULL, 0
 
-    def _entries(self, k, buf=None):
-        # (game_no, offset, blob length) of each valid entry in pack k, each checked against
-        # its CRC. Read into ``buf`` (a bytearray; 2 KiB made here if None): an entry's head,
-        # its blob (in pieces if longer), its CRC (a pack is up to 64 KiB; the heap is not).
-        # Sets self._clean: no bad bytes.
-        out = []
+    def _entries(self, k, buf=None, ix=None):
+        # Put each valid entry of pack k in the index ``ix`` (if given), each checked against
+        # its CRC: no list of them (its objects, scattered through the heap as the packs are
+        # read, would leave no room whole for the index to grow into). Read into ``buf`` (a
+        # bytearray; 2 KiB made here if None): an entry's head, its blob (in pieces if
+        # longer), its CRC (a pack is up to 64 KiB; the heap is not). Sets self._clean: no bad
+        # bytes.
         self._clean = True
         if buf is None:
             buf = bytearray(2048)
@@ -537,14 +570,14 @@ class Journal:
         try:
             f = open(self._pack(k), "rb")
         except OSError:
-            return out
+            return
         with f:
             got = f.readinto(mv[:4])
             if got < 4 or buf[:4] != R.PACK_MAGIC:
                 self._clean = not got
                 if got:
                     self.log("journal: pack %d: bad magic" % k)
-                return out
+                return
             seed = R.u32(buf, 0)
             p = 4
             while True:
@@ -553,7 +586,7 @@ class Journal:
                     if got:
                         self._clean = False
                         self.log("journal: pack %d: %d stray bytes at the end" % (k, got))
-                    return out
+                    return
                 n = R.u32(buf, 0)
                 c = R.crc32(mv[:4], seed)
                 left = n
@@ -573,12 +606,13 @@ class Journal:
                 if left or got < 4 or c & 0xFFFFFFFF != R.u32(buf, 0):
                     self._clean = False
                     self.log("journal: pack %d: bad entry at byte %d: rest dropped" % (k, p))
-                    return out
+                    return
                 if p >= _PLACE_MAX:  # not written by this journal (pack_max <= 64 KiB)
                     self._clean = False
                     self.log("journal: pack %d: entries past 64 KiB not read" % k)
-                    return out
-                out.append((max(g, 0), p, n))
+                    return
+                if ix:
+                    ix.put(max(g, 0), k << 16 | p, n, True)
                 seed = R.u32(buf, 0)
                 p += n + 8
 
