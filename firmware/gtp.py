@@ -595,13 +595,18 @@ def main():
     engine = Engine()
     # Bytes in, so that invalid UTF-8 cannot raise inside readline; bytes out, so that a
     # message quoting non-ASCII text cannot fail on an ASCII-only stdout.
-    readline = getattr(sys.stdin, "buffer", sys.stdin).readline
+    from firmware.lines import LIMIT, read_line
+
+    inp = getattr(sys.stdin, "buffer", sys.stdin)
     out = getattr(sys.stdout, "buffer", None)
     while not engine.done:
-        line = readline()
-        if not line:
+        line = read_line(inp)  # bounded: a longer line is answered, never held whole
+        if line is None:
+            reply = "? line too long (at most %d bytes)\n\n" % LIMIT
+        elif not line:
             break
-        reply = engine.handle(line)
+        else:
+            reply = engine.handle(line)
         if reply is None:
             continue
         if out is not None:

@@ -302,9 +302,13 @@ def main(argv):
                 if not sim.command(line):
                     break
         return
+    from firmware.lines import LIMIT, read_line
+
     while True:
-        line = sys.stdin.readline()
-        if not line or not sim.command(line):
+        line = read_line(sys.stdin)  # bounded: a longer line is answered, never held whole
+        if line is None:
+            sim.out("? line too long (at most %d characters)" % LIMIT)
+        elif not line or not sim.command(line):
             break
 
 

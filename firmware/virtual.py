@@ -258,11 +258,15 @@ class VirtualBoard:
         stream = getattr(inp, "buffer", inp)
         poller = select.poll()
         poller.register(inp, select.POLLIN)
+        from firmware.lines import LIMIT
+
         buf = b""
+        long = False  # inside a line longer than LIMIT
         await ticks.sleep_ms(FIRST_REPORT_MS)  # the hands wait for the faces to light up
         while not self.server.maintenance:
             eof = False
             k = 0
+            b = b""
             while k < 512:
                 ready = poller.poll(0)
                 if not ready or not ready[0][1] & (select.POLLIN | select.POLLHUP):
@@ -271,13 +275,25 @@ class VirtualBoard:
                 if not b:
                     eof = b is not None  # None: nothing after all (non-blocking)
                     break
-                buf += b
                 k += 1
+                if long and b != b"\n":
+                    continue  # the rest of a line too long, dropped to its newline
+                buf += b
                 if b == b"\n":
                     break
+                if len(buf) > LIMIT:  # bounded as the link's lines are (firmware/lines.py)
+                    buf = b""
+                    long = True
+            if long and b == b"\n":
+                long = False
+                buf = b""
+                self.out("? line too long (at most %d bytes)" % LIMIT)
             while b"\n" in buf:
                 i = buf.index(b"\n")
-                line = buf[:i].decode()
+                try:
+                    line = buf[:i].decode()
+                except UnicodeError:
+                    line = "\ufffd"  # not UTF-8: an unknown command, answered as one
                 buf = buf[i + 1 :]
                 if not await self.command(line):
                     return "quit"

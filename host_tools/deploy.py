@@ -64,6 +64,7 @@ EXCLUDE = frozenset(
         "firmware/hal/virtual.py",
         "firmware/link/stdio.py",
         "firmware/gtp.py",
+        "firmware/lines.py",
         "firmware/gtp_gomoku.py",
         "firmware/sgf.py",
     }

@@ -33,6 +33,7 @@ from firmware.gtp import (
     split_command,
     star_points,
 )
+from firmware.lines import LIMIT, read_line
 from firmware.rules.coords import GO_COLUMNS, parse_vertex, vertex
 from firmware.rules.go import KO_RULES, Game, fixed_handicap
 from firmware.rules.go_board import BLACK, WHITE
@@ -511,10 +512,13 @@ def serve(engine: Engine, inp=None, out=None) -> None:
     inp = inp if inp is not None else getattr(sys.stdin, "buffer", sys.stdin)
     out = out if out is not None else getattr(sys.stdout, "buffer", sys.stdout)
     while not engine.done:
-        line = inp.readline()
-        if not line:
+        line = read_line(inp)  # bounded: a longer line is answered, never held whole
+        if line is None:
+            reply = "? line too long (at most %d bytes)\n\n" % LIMIT
+        elif not line:
             break
-        reply = engine.handle(line)
+        else:
+            reply = engine.handle(line)
         if reply is None:
             continue
         # Bytes to a binary stream (stdout's buffer: no ASCII-only stdout can fail), else text.

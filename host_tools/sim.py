@@ -41,6 +41,8 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Static
 
+from firmware.lines import LIMIT, read_line
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
 N = 19
@@ -203,7 +205,13 @@ def headless(board: Board, inp=None, out=None) -> int:
     out = out or sys.stdout
 
     def pump():
-        for line in inp:
+        while True:
+            line = read_line(inp)  # bounded: a longer line is answered, never sent on
+            if line is None:
+                board.lines.put("? line too long (at most %d characters)" % LIMIT)
+                continue
+            if not line:
+                break
             if not board.send(line.rstrip("\n")):
                 return
         try:

@@ -9,7 +9,8 @@ Three ``array('I')`` hold one slot per game, sorted by game number:
     nf    ``length << 2 | ACKED | FINISHED``: a packed game's blob length (0 for a live file,
           whose size is read when asked), whether the PC confirmed it, whether it is finished
 
-12 bytes a game: 12,000 bytes for 1,000 games, plus up to an eighth more of room to grow. A
+12 bytes a game: 12,000 bytes for 1,000 games and 16 slots (a rebuild makes it at its size
+once; a game kept after grows it an eighth, in place where the heap allows). A
 lookup is a binary search; ``page`` walks from a slot; nothing here reads the flash. The index
 is never stored: ``Journal`` rebuilds it from the packs, the live files and the acks file when
 it starts (``Journal.rebuild``), so a power cut cannot leave it stale.

@@ -35,9 +35,11 @@ and kept current by every write (begin, result, packing, ack, eviction). The PC 
 reads and acks games through it (``games``, ``locate``, ``read``, ``state``, ``ack``): the cost
 of syncing one game does not grow with the games kept (``bench/bench_journal.py``).
 
-The acks file is read once, at ``rebuild``, each record checked in the record buffer
-(``live.ack_of``) and marked in the index: no object per ack, so 1,000 games with every one
-acked rebuild in the chip's heap (``tests/host/test_journal_heap.py``). It holds the acks of
+The acks file is read once, at ``rebuild``, through a 256-byte window, each record checked in
+the record buffer (``live.ack_of``) and marked in the index: no object per ack, and the index
+is made at its size before the packs are read (their entries' heads counted first), so 1,000
+games with any number acked rebuild and sync in a 128 KB heap (``tests/host/
+test_journal_heap.py``). It holds the acks of
 the games kept and at most ``_ACKS_STALE`` more (acks of games gone): past that, or when its
 tail is unknown (damaged, a write failed), ``ack`` rewrites it from the index.
 

@@ -478,3 +478,13 @@ def test_tengen_gtp_board_from_another_folder(tmp_path):
     assert board.settings["black"] == "KataGo" and board.settings["remote"] == 1
     assert board.sent[-1] == ("watch", {"on": False})  # left as tengen watch leaves a board
     assert b"tengen gtp:" in done.stderr
+
+
+def test_a_32k_line_is_answered_too_long_and_the_next_one_served():
+    # Bounded as the board's link is (firmware/lines.py): the line is never held whole.
+    e = engine(FakeBoard())
+    out = io.BytesIO()
+    serve(e, io.BytesIO(b"1 name\n2 " + b"x" * 32768 + b"\n3 boardsize 9\n"), out)
+    assert out.getvalue() == (
+        b"=1 Tengen board\n\n? line too long (at most 4096 bytes)\n\n=3 \n\n"
+    )

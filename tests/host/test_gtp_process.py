@@ -304,3 +304,13 @@ def _reap(proc):
     proc.stdin.close()
     proc.stdout.close()
     proc.stderr.close()
+
+
+def test_a_32k_line_in_a_small_heap_is_answered_and_the_next_one_served(runtime):
+    # firmware/gtp.py reads its lines bounded (firmware/lines.py), as the board's link does:
+    # the unix port in a 400 KB heap held a 32 KB line whole before (MemoryError).
+    heap = ["-X", "heapsize=400k"] if runtime[0] == str(MICROPYTHON) else []
+    script = b"1 name\n2 play b " + b"D4" * 16384 + b"\n3 protocol_version\n"
+    responses, done = run_gtp(runtime + heap, script)
+    assert done.returncode == 0, done.stderr
+    assert responses == ["=1 Tengen", "? line too long (at most 4096 bytes)", "=3 2"]
