@@ -498,7 +498,8 @@ class HallServer:
         )
 
     async def feed_index(self, request: web.Request) -> web.Response:
-        games = self.hall.feed_index()
+        # The public view's games: their moves and results as the feed has them, not live.
+        games = self.public.games_json()
         if "json" in request.query or "application/json" in request.headers.get("Accept", ""):
             return self._json({"hall": self.hall.name, "delay": self.hall.delay, "games": games})
         rows = []
