@@ -104,6 +104,7 @@ class HallServer:
         self.users = users
         self.sessions = AU.Sessions()
         self.public_clients: dict[web.WebSocketResponse, asyncio.Queue] = {}
+        self._timer: asyncio.TimerHandle | None = None
         self.broker = broker
         self.user = user
         self.password = password
@@ -195,6 +196,8 @@ class HallServer:
         self.pending.append((now, topic, payload, True))
         if self.hall.delay <= 0:
             self._release(now)
+        else:
+            self._schedule()
         if not self._flush_soon:  # the messages queued behind this one go in the same flush
             self._flush_soon = True
             self.loop.call_soon(self._flush)
@@ -213,6 +216,19 @@ class HallServer:
         self.pending.extendleft(reversed(loaded))
         self._release(time.time())
         self.public.drain()  # nobody watches yet
+
+    def _schedule(self) -> None:
+        # One timer, for the oldest message kept: the public view has each message at its
+        # arrival plus the delay, not at the next tick.
+        if self._timer is None and self.pending and self.loop is not None:
+            wait = self.pending[0][0] + self.hall.delay - time.time()
+            self._timer = self.loop.call_later(max(0.0, wait), self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._release(time.time())
+        self._flush()
+        self._schedule()
 
     def _release(self, now: float) -> None:
         """The messages now ``delay`` old into the public view (with the time they came),
@@ -387,7 +403,7 @@ class HallServer:
         form = await request.post()
         name, password = str(form.get("name", "")), str(form.get("password", ""))
         nxt = _local(str(form.get("next", "/arbiter")))
-        ok = self.users is not None and self.users.check(name, password)
+        ok = self.users is not None and self.users.fresh().check(name, password)
         if not ok:
             log.warning("a failed login")  # not the name either: it may be a password
             await asyncio.sleep(0.5)  # a guesser's pace

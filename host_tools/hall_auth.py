@@ -30,6 +30,8 @@ COOKIE = "tengen_session"
 SESSION_S = 12 * 3600  # a day of play; then the page asks again
 SESSIONS_MAX = 1000  # the oldest goes first: a flood of logins cannot fill the hall's memory
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # 16 MiB, some 50 ms a check
+CHECKED_S = 60.0  # an API client's right password is not hashed again for so long
+CHECKED_MAX = 1000
 _NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 
 
@@ -73,13 +75,38 @@ def check_password(password: str, stored: str) -> bool:
 class Users:
     """The users file: ``read`` it, ``add``/``remove`` (written back at once), ``check``."""
 
-    def __init__(self, path):
+    def __init__(self, path, clock=time.monotonic):
         self.path = Path(path)
         self.hashes: dict[str, str] = {}
+        self.clock = clock
+        # HTTP Basic sends the password with every request: a right one is remembered for
+        # CHECKED_S under an HMAC of a key of this process (the password is not kept).
+        self._key = os.urandom(32)
+        self._checked: dict[bytes, float] = {}
+        self._stamp = None
+
+    def _stat(self):
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def fresh(self) -> Users:
+        """Read the file again if it changed (a user added or removed while the hall runs);
+        a file that no longer reads keeps the users had."""
+        if self._stat() != self._stamp:
+            try:
+                self.read()
+            except (AuthError, OSError, UnicodeDecodeError):
+                pass
+        return self
 
     def read(self) -> Users:
         """Read the file (none yet: no users); AuthError on a line that does not read."""
         self.hashes = {}
+        self._checked.clear()
+        self._stamp = self._stat()
         if not self.path.exists():
             return self
         for k, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
@@ -107,21 +134,31 @@ class Users:
         check_user(name)
         if not password:
             raise AuthError("an empty password")
+        self._checked.clear()
         self.hashes[name] = hash_password(password)
         self.write()
 
     def remove(self, name: str) -> bool:
+        self._checked.clear()
         had = self.hashes.pop(name, None) is not None
         if had:
             self.write()
         return had
 
     def check(self, name: str, password: str) -> bool:
+        mark = hmac.new(self._key, ("%s\0%s" % (name, password)).encode(), "sha256").digest()
+        if self._checked.get(mark, -1.0) >= self.clock():
+            return True
         stored = self.hashes.get(name)
         if stored is None:
             hash_password(password, b"\0" * 16)  # as long as a real check: names not probed
             return False
-        return check_password(password, stored)
+        if not check_password(password, stored):
+            return False
+        while len(self._checked) >= CHECKED_MAX:
+            self._checked.pop(next(iter(self._checked)))
+        self._checked[mark] = self.clock() + CHECKED_S
+        return True
 
 
 class Sessions:
@@ -171,6 +208,6 @@ def request_user(headers, cookies, users: Users | None, sessions: Sessions) -> s
     if user is not None:
         return user
     creds = basic_credentials(headers.get("Authorization"))
-    if creds is not None and users is not None and users.check(*creds):
+    if creds is not None and users is not None and users.fresh().check(*creds):
         return creds[0]
     return None

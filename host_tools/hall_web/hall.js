@@ -185,7 +185,7 @@ function renderCard(b) {
     card = document.createElement("a");
     card.className = "table-card";
     card.dataset.board = b.id;
-    card.href = "/table/" + encodeURIComponent(b.id);
+    card.href = "/table/" + encodeURIComponent(b.id) + (LIVE ? "?live" : "");
     placeCard(box, card, b);
   } else if (card.dataset.table !== String(b.table || "")) {
     placeCard(box, card, b);

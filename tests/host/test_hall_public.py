@@ -357,6 +357,10 @@ def test_users_are_added_with_tengen_hall_and_kept_hashed(tmp_path):
     try:
         assert get(url + "api/status", auth=("chief", password))[0] == 200
         assert get(url + "api/status", auth=ARBITER)[0] == 401  # not in this file
+        # Removed while the hall runs: refused from then on.
+        assert tengen("--remove-user", "chief").returncode == 0
+        assert get(url + "api/status", auth=("chief", password))[0] == 401
+        assert tengen("--add-user", "chief", stdin=password + "\n").returncode == 0
     finally:
         stop_hall(hall)
         broker.stop()
