@@ -54,7 +54,8 @@ QUEUE_MAX = 20000  # messages a page may lag behind before it is dropped (it rec
 PASSWORD_ENV = "TENGEN_MQTT_PASSWORD"
 SGF_TYPE = "application/x-go-sgf"
 PUBLIC = "_public"  # tengen/<hall>/_public/...: the delayed copy the MQTT user public reads
-PUBLIC_HIDDEN = ("bad",)  # pushes of the arbiter's only, never on a public WebSocket
+PUBLIC_HIDDEN = ("bad",)
+RESTART_COVER_S = 3600.0  # a hall down less than this leaves no hole in the public copy  # pushes of the arbiter's only, never on a public WebSocket
 
 
 def public_topic(topic: str) -> str:
@@ -204,18 +205,22 @@ class HallServer:
 
     def keep_loaded(self) -> None:
         """The records a restarted hall read back go to the public view as they came: those
-        older than the delay at once, the others when their time comes (not republished)."""
+        older than the delay at once, the others when their time comes. Those that came in
+        the last ``RESTART_COVER_S`` before it are republished on the public topics too (the
+        hall may have gone before it did; a reader drops a repeat by its seq)."""
         loaded = []
+        recent = time.time() - self.hall.delay - RESTART_COVER_S
         for (board, game), g in self.hall.games.items():
             topic = F.topic(self.hall.name, board, F.EVENTS)
             for seq, rec in enumerate(g.recs.records):
                 at = g.relay_at.get(seq, 0)
                 payload = F.event_payload(board, game, seq, rec, at)
-                loaded.append((g.recs.times[seq], topic, payload, False))
+                came = g.recs.times[seq]
+                loaded.append((came, topic, payload, came > recent))
         loaded.sort(key=lambda m: m[0])
         self.pending.extendleft(reversed(loaded))
         self._release(time.time())
-        self.public.drain()  # nobody watches yet
+        self._flush()
 
     def _schedule(self) -> None:
         # One timer, for the oldest message kept: the public view has each message at its
@@ -603,7 +608,6 @@ def serve(
     if kept:
         log.info("%d records read back from %s", kept, folder)
     server = HallServer(model, address, user, password, users=users)
-    server.keep_loaded()
     try:
         asyncio.run(_run(server, bind, http))
     except OSError as e:
@@ -625,6 +629,7 @@ async def _run(server: HallServer, bind: str, port: int) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     server.start_mqtt()
+    server.keep_loaded()  # after: what it republishes waits in paho's queue for the broker
     ticker = asyncio.ensure_future(server.ticker())
     try:
         await stop.wait()

@@ -311,6 +311,42 @@ def test_a_restarted_hall_shows_the_public_only_what_is_delay_old(tmp_path):
     assert not server.pending
 
 
+def test_across_a_restart_of_the_hall_the_public_stays_the_delay_behind(tmp_path):
+    recs = go_records(tmp_path)
+    broker = broker_or_skip(tmp_path / "broker")
+    relay = RelayClient(broker.port)
+    public = PublicMqtt(broker.port)
+    hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
+    try:
+        for seq in (0, 1):
+            relay.event(BOARD, 1, seq, recs[seq])
+
+        def public_records():
+            status, body = get(url + "api/games/%s/1" % BOARD)
+            return len(body["records"]) if status == 200 else 0
+
+        wait_for(lambda: public_records() == 2, DELAY_S + WAIT_S, say="two public records")
+        stop_hall(hall)
+        time.sleep(DELAY_S)  # what the hall had is delay old by the time it is back
+        relay.event(BOARD, 1, 2, recs[2])  # queued by the broker for the hall's session
+        t0 = time.monotonic()
+        hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
+        assert public_records() == 2  # the old ones at once, the new one not yet
+        wait_for(lambda: public_records() == 3, DELAY_S + WAIT_S, say="the third record")
+        assert time.monotonic() - t0 >= DELAY_S
+        wait_for(
+            lambda: [ev["seq"] for _, _, ev in public.events()][-1:] == [2],
+            WAIT_S,
+            say="the third record on the public topics",
+        )
+        assert [ev["seq"] for _, _, ev in public.events()] in ([0, 1, 2], [0, 1, 0, 1, 2])
+    finally:
+        stop_hall(hall)
+        public.close()
+        relay.close()
+        broker.stop()
+
+
 def test_the_arbiters_page_and_the_live_view_need_a_login(tmp_path):
     broker = broker_or_skip(tmp_path / "broker")
     hall, url = start_hall(tmp_path, broker.port)
