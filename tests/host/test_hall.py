@@ -473,10 +473,14 @@ def start_hall(tmp_path, port, *args, feed_dir=None, hall=HALL, auth=ARBITER):
     url = line[len("hall: ") :]
     # Serving comes first; events published before the hall's first subscription are not
     # queued for it (its session begins then): a test publishes once it is connected.
-    wait_for(
-        lambda: get(url + "api/status", auth=auth)[1]["connected"],
-        say="the hall's MQTT session",
-    )
+    try:
+        wait_for(
+            lambda: get(url + "api/status", auth=auth)[1].get("connected"),
+            say="the hall's MQTT session",
+        )
+    except BaseException:
+        stop_hall(proc)  # not left running after the test
+        raise
     return proc, url
 
 
