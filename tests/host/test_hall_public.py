@@ -120,11 +120,12 @@ def test_every_public_surface_is_exactly_the_delay_behind(tmp_path):
     recs = go_records(tmp_path)
     broker = broker_or_skip(tmp_path / "broker")
     relay = RelayClient(broker.port)
-    hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
-    public = PublicMqtt(broker.port)
-    ws = WsWatcher(url)
-    live_ws = WsWatcher(url, "ws?live=1", basic(ARBITER))
+    hall = public = ws = live_ws = None
     try:
+        hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
+        public = PublicMqtt(broker.port)
+        ws = WsWatcher(url)
+        live_ws = WsWatcher(url, "ws?live=1", basic(ARBITER))
         # The game begins: its header and the snapshot before the first move, once public.
         relay.state(BOARD, 1, 0, state_body(recs, 0))
         relay.event(BOARD, 1, 0, recs[0])
@@ -213,10 +214,11 @@ def test_every_public_surface_is_exactly_the_delay_behind(tmp_path):
         assert first["type"] == "snapshot" and "bad" not in first and "relays" not in first
         assert live_ws.got[0][1]["bad"]["total"] == 0
     finally:
-        ws.close()
-        live_ws.close()
-        public.close()
-        stop_hall(hall)
+        for c in (ws, live_ws, public):
+            if c is not None:
+                c.close()
+        if hall is not None:
+            stop_hall(hall)
         relay.close()
         broker.stop()
 
@@ -316,8 +318,9 @@ def test_across_a_restart_of_the_hall_the_public_stays_the_delay_behind(tmp_path
     broker = broker_or_skip(tmp_path / "broker")
     relay = RelayClient(broker.port)
     public = PublicMqtt(broker.port)
-    hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
+    hall = None
     try:
+        hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
         for seq in (0, 1):
             relay.event(BOARD, 1, seq, recs[seq])
 
@@ -341,7 +344,8 @@ def test_across_a_restart_of_the_hall_the_public_stays_the_delay_behind(tmp_path
         )
         assert [ev["seq"] for _, _, ev in public.events()] in ([0, 1, 2], [0, 1, 0, 1, 2])
     finally:
-        stop_hall(hall)
+        if hall is not None:
+            stop_hall(hall)
         public.close()
         relay.close()
         broker.stop()
@@ -349,8 +353,9 @@ def test_across_a_restart_of_the_hall_the_public_stays_the_delay_behind(tmp_path
 
 def test_the_arbiters_page_and_the_live_view_need_a_login(tmp_path):
     broker = broker_or_skip(tmp_path / "broker")
-    hall, url = start_hall(tmp_path, broker.port)
+    hall = None
     try:
+        hall, url = start_hall(tmp_path, broker.port)
         asyncio.run(_login_checks(url))
         # The public pages no longer lead to the arbiter's.
         for page in ("", "table/" + BOARD):
@@ -358,7 +363,8 @@ def test_the_arbiters_page_and_the_live_view_need_a_login(tmp_path):
             assert status == 200 and b"/arbiter" not in body
         assert get(url + "api/boards")[0] == 200  # the public API asks nothing
     finally:
-        stop_hall(hall)
+        if hall is not None:
+            stop_hall(hall)
         broker.stop()
     log = (tmp_path / "hall.log").read_text()
     assert "failed login" in log and ARBITER[1] not in log and WRONG not in log
@@ -389,8 +395,11 @@ def test_users_are_added_with_tengen_hall_and_kept_hashed(tmp_path):
     assert tengen("--add-user", "bad name", stdin="x\n").returncode == 2
     assert tengen("--add-user", "empty", stdin="\n").returncode == 2
     broker = broker_or_skip(tmp_path / "broker")
-    hall, url = start_hall(tmp_path, broker.port, "--users", str(users), auth=("chief", password))
+    hall = None
     try:
+        hall, url = start_hall(
+            tmp_path, broker.port, "--users", str(users), auth=("chief", password)
+        )
         assert get(url + "api/status", auth=("chief", password))[0] == 200
         assert get(url + "api/status", auth=ARBITER)[0] == 401  # not in this file
         # Removed while the hall runs: refused from then on.
@@ -398,7 +407,8 @@ def test_users_are_added_with_tengen_hall_and_kept_hashed(tmp_path):
         assert get(url + "api/status", auth=("chief", password))[0] == 401
         assert tengen("--add-user", "chief", stdin=password + "\n").returncode == 0
     finally:
-        stop_hall(hall)
+        if hall is not None:
+            stop_hall(hall)
         broker.stop()
     assert tengen("--remove-user", "chief").returncode == 0
     assert "chief" not in users.read_text()
@@ -412,8 +422,9 @@ def test_the_public_page_in_chromium_is_the_delay_behind(tmp_path):
     broker = broker_or_skip(tmp_path / "broker")
     driver = browser_or_skip(tmp_path)
     relay = RelayClient(broker.port)
-    hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
+    hall = None
     try:
+        hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
         relay.state(BOARD, 1, 0, state_body(recs, 0))
         relay.event(BOARD, 1, 0, recs[0])
         open_page(driver, url)
@@ -435,6 +446,7 @@ def test_the_public_page_in_chromium_is_the_delay_behind(tmp_path):
         assert c["stones"] == 1
     finally:
         driver.quit()
-        stop_hall(hall)
+        if hall is not None:
+            stop_hall(hall)
         relay.close()
         broker.stop()
