@@ -5,9 +5,11 @@ Start reading at ``write_config``. A hall's broker folder holds ``mosquitto.conf
 password file (hashed by ``mosquitto_passwd``) and the ACL:
 
     relay    publishes the boards (``tengen/<hall>/#``: state, events, its status) and
-             reads the pairings and the replay requests
-    hall     reads everything of the hall; writes only pairings and replay requests
-    public   reads the boards' state and events: for other software, never a writer
+             reads the pairings and the replay requests; never the public copy
+    hall     reads everything of the hall; writes only pairings, replay requests and the
+             public copy (``tengen/<hall>/_public/#``)
+    public   reads only the public copy: the hall republishes there each state, event and
+             relay status once it is ``--delay`` old; for other software, never a writer
 
 Anonymous clients are refused; retained messages and the queued QoS 1 messages of the
 persistent sessions (the hall's) are kept on disk (``persistence``), so a broker restarted
@@ -63,16 +65,16 @@ def acl_text(hall: str) -> str:
             "# Tengen hall %r: who may read and write what (host_tools/broker.py)" % hall,
             "user relay",
             "topic readwrite %s/#" % base,
+            "topic deny %s/_public/#" % base,
             "",
             "user hall",
             "topic read %s/#" % base,
             "topic write %s/+/%s" % (base, F.PAIRING),
             "topic write %s/+/%s" % (base, F.REPLAY),
+            "topic write %s/_public/#" % base,
             "",
             "user public",
-            "topic read %s/+/%s" % (base, F.STATE),
-            "topic read %s/+/%s" % (base, F.EVENTS),
-            "topic read %s/%s/+" % (base, F.RELAY),
+            "topic read %s/_public/#" % base,
             "",
         ]
     )

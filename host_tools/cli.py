@@ -839,8 +839,12 @@ def relay(
 
 @app.command()
 def hall(
-    broker: str = typer.Option(..., "--broker", metavar="HOST:PORT", help="The MQTT broker."),
-    hall_name: str = typer.Option(..., "--hall", metavar="NAME", help="The hall's name."),
+    broker: str | None = typer.Option(
+        None, "--broker", metavar="HOST:PORT", help="The MQTT broker (needed to serve)."
+    ),
+    hall_name: str | None = typer.Option(
+        None, "--hall", metavar="NAME", help="The hall's name (needed to serve)."
+    ),
     user: str = typer.Option("hall", "--user", help="The broker's user."),
     password: str | None = typer.Option(
         None, "--password", help="The user's password (default: $TENGEN_MQTT_PASSWORD)."
@@ -854,21 +858,81 @@ def hall(
         None, "--round", metavar="N", help="The pairings' round (default: the highest)."
     ),
     delay: float = typer.Option(
-        0.0, "--delay", metavar="SECONDS", help="How far the broadcast SGFs lag the boards."
+        0.0,
+        "--delay",
+        metavar="SECONDS",
+        help="How far everything the public sees (pages, API, feed, MQTT) lags the boards.",
     ),
     feed_dir: str | None = typer.Option(
         None, "--feed-dir", metavar="DIR", help="Where the SGFs and records are kept."
     ),
+    users: str | None = typer.Option(
+        None,
+        "--users",
+        metavar="FILE",
+        help="The arbiters' and organisers' logins (hashed passwords); none: no login.",
+    ),
+    add_user: str | None = typer.Option(
+        None,
+        "--add-user",
+        metavar="NAME",
+        help="Add NAME to --users (or give it a new password, asked for) and end.",
+    ),
+    remove_user: str | None = typer.Option(
+        None, "--remove-user", metavar="NAME", help="Remove NAME from --users and end."
+    ),
 ) -> None:
     """The tournament hall: the live page of every table, the arbiter's page (incidents,
-    boards offline), the broadcast SGF feed (delayed by --delay) and a JSON API, from the
-    boards' events on the MQTT broker; the pairings published to the boards. Prints
-    "hall: http://HOST:PORT/" once serving; Ctrl-C ends."""
+    boards offline; behind a login), the broadcast SGF feed and a JSON API, from the boards'
+    events on the MQTT broker; the pairings published to the boards. What the public sees
+    lags the boards by --delay. Prints "hall: http://HOST:PORT/" once serving; Ctrl-C ends."""
+    if add_user or remove_user:
+        _hall_user(users, add_user, remove_user)
+        return
+    if not broker or not hall_name:
+        err.print("[red]--broker and --hall are needed to serve.[/red]")
+        raise typer.Exit(EXIT_USAGE)
     from host_tools.hall import serve
 
-    code = serve(broker, hall_name, user, password, http, bind, pairings, round_, delay, feed_dir)
+    code = serve(
+        broker, hall_name, user, password, http, bind, pairings, round_, delay, feed_dir, users
+    )
     if code:
         raise typer.Exit(code)
+
+
+def _hall_user(users: str | None, add: str | None, remove: str | None) -> None:
+    # The users file's one edit: the password asked twice on a terminal (never echoed, never
+    # an argument: a command line is seen by every user of the PC), else one line of stdin.
+    import getpass
+    import sys
+
+    from host_tools import hall_auth as AU
+
+    if not users:
+        err.print("[red]--users FILE: where the logins are kept.[/red]")
+        raise typer.Exit(EXIT_USAGE)
+    try:
+        book = AU.Users(users).read()
+        if remove:
+            if not book.remove(remove):
+                err.print("no user %s in %s" % (remove, users), style="red", markup=False)
+                raise typer.Exit(EXIT_FAIL)
+            typer.echo("%s removed from %s" % (remove, users))
+            return
+        AU.check_user(add)
+        if sys.stdin.isatty():
+            pw = getpass.getpass("%s's password: " % add)
+            if pw != getpass.getpass("again: "):
+                err.print("[red]The two differ: nothing changed.[/red]")
+                raise typer.Exit(EXIT_USAGE)
+        else:
+            pw = sys.stdin.readline().rstrip("\r\n")
+        book.add(add, pw)
+    except (AU.AuthError, OSError) as e:
+        err.print(str(e), style="red", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    typer.echo("%s can sign in to the hall (%s keeps its hash)" % (add, users))
 
 
 @app.command("broker")

@@ -9,6 +9,15 @@ aiohttp serves the pages (``hall_web/``: plain HTML, JavaScript and SVG), the br
 (``/feed/``) and the JSON API; every page keeps one WebSocket (``/ws``) that first gets the
 whole picture (``snapshot``) and then every change.
 
+Two views of the hall: the live one (``hall``, every message as it comes) and the public one
+(``public``, a second ``Hall`` fed each message once it is ``--delay`` seconds old, with the
+time it came: its moves, clocks, results and incidents are the live view's of ``delay`` ago).
+Everything the public reaches without a login is the public view: the pages' ``/ws``, the
+JSON API, the feed, and on MQTT the hall's republished copy under ``tengen/<hall>/_public/``
+(the only topics the broker's ``public`` user may read). The live view (``/ws?live=1``,
+``/api/live/...``), the arbiter's page, ``/api/incidents`` and ``/api/status`` need a login
+(``host_tools/hall_auth.py``: a session cookie from ``/login``, or HTTP Basic).
+
 paho runs its own thread (``loop_start``); nothing of the state is touched there: its
 callbacks only ``call_soon_threadsafe`` into the loop.
 """
@@ -16,6 +25,7 @@ callbacks only ``call_soon_threadsafe`` into the loop.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import hashlib
 import html
@@ -31,6 +41,7 @@ import paho.mqtt.client as mqtt
 from aiohttp import WSMsgType, web
 
 from host_tools import feed as F
+from host_tools import hall_auth as AU
 from host_tools import pairings as P
 from host_tools.hall_state import Hall, default_feed_dir
 
@@ -42,6 +53,21 @@ CLOCKS_S = 1.0  # the running faces pushed (the pages count down in between)
 QUEUE_MAX = 20000  # messages a page may lag behind before it is dropped (it reconnects)
 PASSWORD_ENV = "TENGEN_MQTT_PASSWORD"
 SGF_TYPE = "application/x-go-sgf"
+PUBLIC = "_public"  # tengen/<hall>/_public/...: the delayed copy the MQTT user public reads
+PUBLIC_HIDDEN = ("bad",)
+RESTART_COVER_S = 3600.0  # a hall down less than this leaves no hole in the public copy  # pushes of the arbiter's only, never on a public WebSocket
+
+
+def public_topic(topic: str) -> str:
+    """``tengen/<hall>/X...`` -> ``tengen/<hall>/_public/X...``."""
+    root, hall, rest = topic.split("/", 2)
+    return "%s/%s/%s/%s" % (root, hall, PUBLIC, rest)
+
+
+def public_hall(hall: Hall) -> Hall:
+    """The public view of ``hall``: no folder of its own, its clock ``delay`` behind."""
+    delay = hall.delay
+    return Hall(hall.name, None, delay, hall.pairings, clock=lambda: time.time() - delay)
 
 
 def parse_broker(text: str) -> tuple[str, int]:
@@ -70,8 +96,16 @@ class HallServer:
         user: str = "hall",
         password: str | None = None,
         mqtt_id: str | None = None,
+        users: AU.Users | None = None,
     ):
         self.hall = hall
+        self.public = public_hall(hall)
+        # (arrival, topic, payload, republish): every message, kept until it is delay old.
+        self.pending: collections.deque = collections.deque()
+        self.users = users
+        self.sessions = AU.Sessions()
+        self.public_clients: dict[web.WebSocketResponse, asyncio.Queue] = {}
+        self._timer: asyncio.TimerHandle | None = None
         self.broker = broker
         self.user = user
         self.password = password
@@ -154,14 +188,67 @@ class HallServer:
             self.client.publish(topic, payload, qos=F.QOS, retain=retain)
 
     def _message(self, topic: str, payload: bytes) -> None:
+        now = time.time()
         try:
-            self.hall.handle(topic, payload)
+            self.hall.handle(topic, payload, now)
         except Exception as e:  # a message the model did not expect: counted, not fatal
             log.exception("a message the hall could not take (%s)", topic)
             self.hall.bad_message("internal", "%s: %r" % (topic, e))
+        self.pending.append((now, topic, payload, True))
+        if self.hall.delay <= 0:
+            self._release(now)
+        else:
+            self._schedule()
         if not self._flush_soon:  # the messages queued behind this one go in the same flush
             self._flush_soon = True
             self.loop.call_soon(self._flush)
+
+    def keep_loaded(self) -> None:
+        """The records a restarted hall read back go to the public view as they came: those
+        older than the delay at once, the others when their time comes. Those that came in
+        the last ``RESTART_COVER_S`` before it are republished on the public topics too (the
+        hall may have gone before it did; a reader drops a repeat by its seq)."""
+        loaded = []
+        recent = time.time() - self.hall.delay - RESTART_COVER_S
+        for (board, game), g in self.hall.games.items():
+            topic = F.topic(self.hall.name, board, F.EVENTS)
+            for seq, rec in enumerate(g.recs.records):
+                at = g.relay_at.get(seq, 0)
+                payload = F.event_payload(board, game, seq, rec, at)
+                came = g.recs.times[seq]
+                loaded.append((came, topic, payload, came > recent))
+        loaded.sort(key=lambda m: m[0])
+        self.pending.extendleft(reversed(loaded))
+        self._release(time.time())
+        self._flush()
+
+    def _schedule(self) -> None:
+        # One timer, for the oldest message kept: the public view has each message at its
+        # arrival plus the delay, not at the next tick.
+        if self._timer is None and self.pending and self.loop is not None:
+            wait = self.pending[0][0] + self.hall.delay - time.time()
+            self._timer = self.loop.call_later(max(0.0, wait), self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._release(time.time())
+        self._flush()
+        self._schedule()
+
+    def _release(self, now: float) -> None:
+        """The messages now ``delay`` old into the public view (with the time they came),
+        and those it took republished on the public topics."""
+        cut = now - self.hall.delay
+        public = self.public
+        while self.pending and self.pending[0][0] <= cut:
+            came, topic, payload, republish = self.pending.popleft()
+            bad = public.bad_json()["total"]
+            try:
+                public.handle(topic, payload, came)
+            except Exception as e:  # as for the live view: counted, not fatal
+                public.bad_message("internal", "%s: %r" % (topic, e))
+            if republish and public.bad_json()["total"] == bad:
+                self._publish(public_topic(topic), payload, not topic.endswith("/" + F.EVENTS))
 
     def _flush(self) -> None:
         self._flush_soon = False
@@ -170,6 +257,10 @@ class HallServer:
             self._publish(topic, payload, retain)
         for msg in pushes:
             self.broadcast(msg)
+        pushes, _ = self.public.drain()  # its replay requests are the live view's to make
+        for msg in pushes:
+            if msg.get("type") not in PUBLIC_HIDDEN:
+                self.broadcast(msg, self.public_clients)
 
     async def ticker(self) -> None:
         """Now and then: ``Hall.tick`` (the delay, replays), the running faces."""
@@ -178,45 +269,60 @@ class HallServer:
             await asyncio.sleep(TICK_S)
             try:
                 self.hall.tick()
+                self._release(time.time())
                 if time.monotonic() - last >= CLOCKS_S:
                     last = time.monotonic()
-                    msg = self.hall.clocks_message()
-                    if msg:
-                        self.hall.pushes.append(msg)
+                    for view in (self.hall, self.public):
+                        msg = view.clocks_message()
+                        if msg:
+                            view.pushes.append(msg)
             except Exception:  # a bug here must not stop the hall: said, and tried again
                 log.exception("the hall's tick failed")
             self._flush()
 
     # ---- the pages' WebSockets ----------------------------------------------------------------
 
-    def broadcast(self, msg: dict) -> None:
-        """Send ``msg`` to every page; a page too far behind is dropped (it reconnects and
-        gets a fresh snapshot)."""
-        if not self.clients:
+    def broadcast(self, msg: dict, clients: dict | None = None) -> None:
+        """Send ``msg`` to every page of ``clients`` (default: the live view's); a page too
+        far behind is dropped (it reconnects and gets a fresh snapshot)."""
+        clients = self.clients if clients is None else clients
+        if not clients:
             return
         text = json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
-        for ws, q in list(self.clients.items()):
+        for ws, q in list(clients.items()):
             try:
                 q.put_nowait(text)
             except asyncio.QueueFull:
-                self.clients.pop(ws, None)
+                clients.pop(ws, None)
                 asyncio.ensure_future(ws.close(message=b"too far behind"))
 
     async def ws_handler(self, request: web.Request) -> web.WebSocketResponse:
+        """``/ws``: the public view; ``/ws?live=1``: the live one, for a signed-in user."""
+        live = "live" in request.query
+        if live:
+            self._need_user(request, api=True)
+            origin = request.headers.get("Origin")
+            if origin and origin.split("://", 1)[-1] != request.host:
+                raise web.HTTPForbidden(text="another site's page")
+        view, clients = (self.hall, self.clients) if live else (self.public, self.public_clients)
         ws = web.WebSocketResponse(heartbeat=20)
         await ws.prepare(request)
         q: asyncio.Queue = asyncio.Queue(QUEUE_MAX)
         # The snapshot and the registration in one step of the loop: no change falls between.
         self._flush()
-        q.put_nowait(json.dumps(self.hall.snapshot_message(), ensure_ascii=False))
-        self.clients[ws] = q
+        first = view.snapshot_message()
+        if not live:
+            for key in ("bad", "relays"):
+                first.pop(key, None)
+        q.put_nowait(json.dumps(first, ensure_ascii=False))
+        clients[ws] = q
         writer = asyncio.ensure_future(self._writer(ws, q))
         try:
             async for msg in ws:
                 if msg.type == WSMsgType.ERROR:
                     break
         finally:
-            self.clients.pop(ws, None)
+            clients.pop(ws, None)
             writer.cancel()
         return ws
 
@@ -228,29 +334,112 @@ class HallServer:
     # ---- HTTP ---------------------------------------------------------------------------------
 
     def app(self) -> web.Application:
-        """The aiohttp application: pages, feed, API, WebSocket."""
+        """The aiohttp application: pages, feed, API, WebSocket; the login."""
         app = web.Application()
         page = self._page
         app.router.add_get("/", page("live.html"))
         app.router.add_get("/table/{board}", page("table.html"))
-        app.router.add_get("/arbiter", page("arbiter.html"))
+        app.router.add_get("/arbiter", page("arbiter.html", signed_in=True))
+        app.router.add_get("/login", self.login_form)
+        app.router.add_post("/login", self.login)
+        app.router.add_post("/logout", self.logout)
         app.router.add_get("/feed", lambda r: web.HTTPFound("/feed/"))
         app.router.add_get("/feed/", self.feed_index)
         app.router.add_get(r"/feed/{board}/{game:\d+}.sgf", self.feed_sgf)
-        app.router.add_get("/api/boards", self.api_boards)
-        app.router.add_get("/api/boards/{board}", self.api_board)
-        app.router.add_get("/api/games", self.api_games)
-        app.router.add_get(r"/api/games/{board}/{game:\d+}", self.api_game)
-        app.router.add_get("/api/incidents", self.api_incidents)
-        app.router.add_get("/api/status", self.api_status)
+        # The public API is the public view; /api/live/... the live one, for a login.
+        for prefix, view in (("/api", self.public), ("/api/live", self.hall)):
+            guard = self._signed_in if view is self.hall else (lambda f: f)
+            app.router.add_get(prefix + "/boards", guard(self._api_boards(view)))
+            app.router.add_get(prefix + "/boards/{board}", guard(self._api_board(view)))
+            app.router.add_get(prefix + "/games", guard(self._api_games(view)))
+            app.router.add_get(prefix + r"/games/{board}/{game:\d+}", guard(self._api_game(view)))
+        app.router.add_get("/api/incidents", self._signed_in(self.api_incidents))
+        app.router.add_get("/api/status", self._signed_in(self.api_status))
         app.router.add_get("/ws", self.ws_handler)
         app.router.add_static("/static/", WEB)
         return app
 
-    def _page(self, name: str):
+    # ---- the login ----------------------------------------------------------------------------
+
+    def user_of(self, request: web.Request) -> str | None:
+        """Who sends ``request`` (a session cookie or HTTP Basic); None if no one."""
+        return AU.request_user(request.headers, request.cookies, self.users, self.sessions)
+
+    def _need_user(self, request: web.Request, api: bool) -> str:
+        user = self.user_of(request)
+        if user is not None:
+            return user
+        if api:
+            raise web.HTTPUnauthorized(
+                text=json.dumps({"error": "a login is needed"}),
+                content_type="application/json",
+                headers={"WWW-Authenticate": 'Basic realm="tengen hall", charset="UTF-8"'},
+            )
+        raise web.HTTPSeeOther("/login?next=" + _quote(request.path_qs))
+
+    def _signed_in(self, handler):
+        async def guarded(request: web.Request) -> web.StreamResponse:
+            self._need_user(request, api=True)
+            return await handler(request)
+
+        return guarded
+
+    async def login_form(self, request: web.Request, said: str = "") -> web.Response:
+        nxt = _local(request.query.get("next", "/arbiter"))
+        body = (
+            "<!doctype html><html><head><meta charset='utf-8'><title>Tengen hall %s: sign in"
+            "</title><link rel='stylesheet' href='/static/hall.css'></head><body>"
+            "<h1>Sign in</h1><p>The arbiter's page and the live view are for the hall's "
+            "arbiters and organisers.</p>%s<form method='post' action='/login'>"
+            "<input type='hidden' name='next' value='%s'>"
+            "<p><label>Name <input name='name' id='name' autocomplete='username'></label></p>"
+            "<p><label>Password <input name='password' id='password' type='password' "
+            "autocomplete='current-password'></label></p>"
+            "<p><button type='submit' id='sign-in'>Sign in</button></p></form></body></html>"
+        ) % (
+            html.escape(self.hall.name),
+            "<p class='error' id='said'>%s</p>" % html.escape(said) if said else "",
+            html.escape(nxt, quote=True),
+        )
+        status = 401 if said else 200
+        return web.Response(text=body, content_type="text/html", status=status)
+
+    async def login(self, request: web.Request) -> web.Response:
+        form = await request.post()
+        name, password = str(form.get("name", "")), str(form.get("password", ""))
+        nxt = _local(str(form.get("next", "/arbiter")))
+        ok = self.users is not None and self.users.fresh().check(name, password)
+        if not ok:
+            log.warning("a failed login")  # not the name either: it may be a password
+            await asyncio.sleep(0.5)  # a guesser's pace
+            return await self.login_form(request, "Wrong name or password.")
+        log.info("%s signed in", name)
+        resp = web.HTTPSeeOther(nxt)
+        resp.set_cookie(
+            AU.COOKIE,
+            self.sessions.new(name),
+            max_age=AU.SESSION_S,
+            path="/",
+            httponly=True,
+            samesite="Strict",
+            secure=request.secure,
+        )
+        return resp
+
+    async def logout(self, request: web.Request) -> web.Response:
+        self.sessions.end(request.cookies.get(AU.COOKIE))
+        resp = web.HTTPSeeOther("/")
+        resp.del_cookie(AU.COOKIE, path="/")
+        return resp
+
+    # ---- the pages and the API ----------------------------------------------------------------
+
+    def _page(self, name: str, signed_in: bool = False):
         path = WEB / name
 
-        async def handler(request: web.Request) -> web.Response:
+        async def handler(request: web.Request) -> web.StreamResponse:
+            if signed_in or "live" in request.query:
+                self._need_user(request, api=False)
             return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
 
         return handler
@@ -264,24 +453,36 @@ class HallServer:
     def _not_found(self, what: str) -> web.Response:
         return self._json({"error": "not found", "what": what}, status=404)
 
-    async def api_boards(self, request: web.Request) -> web.Response:
-        return self._json(self.hall.boards_json())
+    def _api_boards(self, view: Hall):
+        async def api_boards(request: web.Request) -> web.Response:
+            return self._json(view.boards_json())
 
-    async def api_board(self, request: web.Request) -> web.Response:
-        board = request.match_info["board"]
-        j = self.hall.board_json(board, moves=True)
-        return self._json(j) if j is not None else self._not_found("board %s" % board)
+        return api_boards
 
-    async def api_games(self, request: web.Request) -> web.Response:
-        return self._json(self.hall.games_json())
+    def _api_board(self, view: Hall):
+        async def api_board(request: web.Request) -> web.Response:
+            board = request.match_info["board"]
+            j = view.board_json(board, moves=True)
+            return self._json(j) if j is not None else self._not_found("board %s" % board)
 
-    async def api_game(self, request: web.Request) -> web.Response:
-        board, game = request.match_info["board"], int(request.match_info["game"])
-        j = self.hall.game_records_json(board, game)
-        if j is None:
-            return self._not_found("game %d of board %s" % (game, board))
-        j["records"] = j.pop("records_list")
-        return self._json(j)
+        return api_board
+
+    def _api_games(self, view: Hall):
+        async def api_games(request: web.Request) -> web.Response:
+            return self._json(view.games_json())
+
+        return api_games
+
+    def _api_game(self, view: Hall):
+        async def api_game(request: web.Request) -> web.Response:
+            board, game = request.match_info["board"], int(request.match_info["game"])
+            j = view.game_records_json(board, game)
+            if j is None:
+                return self._not_found("game %d of board %s" % (game, board))
+            j["records"] = j.pop("records_list")
+            return self._json(j)
+
+        return api_game
 
     async def api_incidents(self, request: web.Request) -> web.Response:
         return self._json(self.hall.incidents_json())
@@ -297,7 +498,8 @@ class HallServer:
                 "relays": h.relays_json(),
                 "bad": h.bad_json(),
                 "replays_asked": h.replays_asked,
-                "pages": len(self.clients),
+                "pages": len(self.clients) + len(self.public_clients),
+                "pending": len(self.pending),
             }
         )
 
@@ -317,7 +519,8 @@ class HallServer:
         )
 
     async def feed_index(self, request: web.Request) -> web.Response:
-        games = self.hall.feed_index()
+        # The public view's games: their moves and results as the feed has them, not live.
+        games = self.public.games_json()
         if "json" in request.query or "application/json" in request.headers.get("Accept", ""):
             return self._json({"hall": self.hall.name, "delay": self.hall.delay, "games": games})
         rows = []
@@ -349,6 +552,18 @@ class HallServer:
         return web.Response(text=body, content_type="text/html")
 
 
+def _quote(path: str) -> str:
+    from urllib.parse import quote
+
+    return quote(path, safe="/?=&")
+
+
+def _local(path: str) -> str:
+    """Where to go after the login: a path of this hall only (no other site)."""
+    ok = path.startswith("/") and not path.startswith("//") and "\\" not in path
+    return path if ok else "/arbiter"
+
+
 # ---- the command ------------------------------------------------------------------------------
 
 
@@ -363,6 +578,7 @@ def serve(
     round_: str | None = None,
     delay: float = 0.0,
     feed_dir: str | None = None,
+    users_file: str | None = None,
 ) -> int:
     """Run the hall until SIGINT/SIGTERM; the exit status. Prints ``hall: http://HOST:PORT/``
     once serving; errors in the arguments or the pairings file end it at once (status 2)."""
@@ -373,9 +589,12 @@ def serve(
         paired = P.for_round(P.read(pairings), round_) if pairings else {}
         if delay < 0:
             raise ValueError("--delay: seconds, not negative")
-    except (ValueError, P.PairingError) as e:
+        users = AU.Users(users_file).read() if users_file else None
+    except (ValueError, P.PairingError, OSError) as e:
         print("hall: %s" % e, file=sys.stderr)
         return 2
+    if users is None or not users.hashes:
+        log.warning("no users (--users FILE --add-user NAME): the arbiter's page is closed")
     folder = Path(feed_dir) if feed_dir else default_feed_dir(hall)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -388,7 +607,7 @@ def serve(
     kept = model.load()
     if kept:
         log.info("%d records read back from %s", kept, folder)
-    server = HallServer(model, address, user, password)
+    server = HallServer(model, address, user, password, users=users)
     try:
         asyncio.run(_run(server, bind, http))
     except OSError as e:
@@ -410,13 +629,14 @@ async def _run(server: HallServer, bind: str, port: int) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     server.start_mqtt()
+    server.keep_loaded()  # after: what it republishes waits in paho's queue for the broker
     ticker = asyncio.ensure_future(server.ticker())
     try:
         await stop.wait()
     finally:
         ticker.cancel()
         server.stop_mqtt()
-        for ws in list(server.clients):
+        for ws in list(server.clients) + list(server.public_clients):
             with contextlib.suppress(Exception):
                 await ws.close()
         await runner.cleanup()

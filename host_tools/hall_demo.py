@@ -150,6 +150,12 @@ class Demo:
             relay += ["--port", board.link]
         self._child("relay", relay, "relay")
         feed = self.folder / "feed"
+        # The arbiter's login: a made-up password, shown once (its hash in DIR/hall-users).
+        from host_tools import hall_auth as AU
+
+        users = self.folder / "hall-users"
+        self.arbiter_pw = secrets.token_urlsafe(9)
+        AU.Users(users).read().add("arbiter", self.arbiter_pw)
         hall = tengen() + [
             "hall",
             "--broker",
@@ -164,6 +170,8 @@ class Demo:
             str(DELAY_S),
             "--feed-dir",
             str(feed),
+            "--users",
+            str(users),
         ]
         self.url = self._hall(hall)
         games = list(S.DEMO_GAMES)
@@ -175,7 +183,10 @@ class Demo:
             player.start()
             time.sleep(min(1.0, self.pace_s / max(1, self.n)))  # the boards not in step
         self.say("Tengen hall demo: open %s" % self.url)
-        self.say("  the arbiter's page: %sarbiter" % self.url)
+        self.say(
+            "  the arbiter's page: %sarbiter (user arbiter, password %s; live view: %s?live)"
+            % (self.url, self.arbiter_pw, self.url)
+        )
         self.say(
             "  the broadcast feed: %sfeed/ (%d s behind; SGFs in %s)" % (self.url, DELAY_S, feed)
         )

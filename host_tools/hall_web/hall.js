@@ -9,6 +9,9 @@
 "use strict";
 
 const PAGE = document.body.dataset.page;
+// The public pages show the public view (--delay behind the boards); the arbiter's page and a
+// signed-in page opened with ?live show the live one (host_tools/hall.py).
+const LIVE = PAGE === "arbiter" || new URLSearchParams(location.search).has("live");
 const GO_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
 const GOMOKU_COLUMNS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const PASS = 1023;
@@ -182,7 +185,7 @@ function renderCard(b) {
     card = document.createElement("a");
     card.className = "table-card";
     card.dataset.board = b.id;
-    card.href = "/table/" + encodeURIComponent(b.id);
+    card.href = "/table/" + encodeURIComponent(b.id) + (LIVE ? "?live" : "");
     placeCard(box, card, b);
   } else if (card.dataset.table !== String(b.table || "")) {
     placeCard(box, card, b);
@@ -246,7 +249,7 @@ function fetchMoves() {
   clearTimeout(movesTimer);
   movesTimer = setTimeout(async () => {
     try {
-      const r = await fetch("/api/boards/" + encodeURIComponent(TABLE_BOARD), { cache: "no-store" });
+      const r = await fetch((LIVE ? "/api/live/boards/" : "/api/boards/") + encodeURIComponent(TABLE_BOARD), { cache: "no-store" });
       if (r.ok) renderMoves(await r.json());
     } catch (e) {
       /* the next change asks again */
@@ -397,7 +400,7 @@ function tick() {
 
 function connect() {
   const link = document.getElementById("link");
-  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + (LIVE ? "/ws?live=1" : "/ws"));
   ws.onopen = () => {
     link.textContent = "live";
     link.className = "link-up";

@@ -97,13 +97,37 @@ def test_retained_snapshots_and_queued_events_outlive_a_restart(tmp_path):
         b.restart(kill=False)  # SIGTERM: mosquitto saves what it keeps
         back = Client(b, "hall", client_id="hall-club", clean=False)
         assert _until(lambda: any(g[1] == event for g in back.got))
-        late = Client(b, "public", subscribe=F.subscription("club", F.STATE))
+        late = Client(b, "hall", subscribe=F.subscription("club", F.STATE))
         assert _until(lambda: late.got)
         assert late.got[0][1:] == (state, True)
         back.close()
         late.close()
     finally:
         b.stop()
+
+
+def test_the_public_reads_only_the_halls_delayed_copy(tmp_path):
+    # The live topics are not the public's (the delay would be moot); the copy the hall
+    # republishes under _public/ is, and no relay can write there.
+    with Broker(tmp_path / "broker", "club") as b:
+        public = Client(b, "public", subscribe="tengen/#")
+        relay = Client(b, "relay")
+        hall = Client(b, "hall")
+        state = F.state_payload("v1", "pc-1", True, 1, 0, -1, None)
+        relay.publish(F.topic("club", "v1", F.STATE), state, retain=True)
+        relay.publish(F.topic("club", "v1", F.EVENTS), b"live")
+        relay.publish(F.relay_topic("club", "pc-1"), b"live", retain=True)
+        relay.publish("tengen/club/_public/v1/events", b"forged")
+        hall.publish("tengen/club/_public/v1/state", state, retain=True)
+        assert _until(lambda: public.got)
+        time.sleep(0.3)  # what else would have come by now
+        assert [(t, p) for t, p, _ in public.got] == [("tengen/club/_public/v1/state", state)]
+        late = Client(b, "public", subscribe="tengen/club/#")  # retained: the copy only
+        assert _until(lambda: late.got)
+        time.sleep(0.3)
+        assert [g[0] for g in late.got] == ["tengen/club/_public/v1/state"]
+        for c in (public, relay, hall, late):
+            c.close()
 
 
 def test_the_acl_names_the_hall():

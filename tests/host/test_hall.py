@@ -34,6 +34,7 @@ HALL = "h1"
 BOARD = "TG-0001"  # go_header's board_id
 TENGEN = Path(sys.executable).parent / "tengen"
 WARNING = 10  # firmware/ui/arbiter.py: the arbiter's warning (an EDIT)
+ARBITER = ("arbiter", "a long arbiter's password")  # start_hall's user (--users)
 
 
 def go_records(tmp_path, extra=None):
@@ -424,12 +425,24 @@ def hall_env(tmp_path):
     return env
 
 
-def start_hall(tmp_path, port, *args, feed_dir=None, hall=HALL):
-    """``tengen hall`` for ``hall`` on a free HTTP port; ``(process, base url)`` once it said
-    its line and holds its session on the broker."""
+def users_file(tmp_path):
+    """A users file with ``ARBITER`` (written once per test folder)."""
+    from host_tools import hall_auth as AU
+
+    path = tmp_path / "hall-users"
+    if not path.exists():
+        AU.Users(path).read().add(*ARBITER)
+    return path
+
+
+def start_hall(tmp_path, port, *args, feed_dir=None, hall=HALL, auth=ARBITER):
+    """``tengen hall`` for ``hall`` on a free HTTP port, ``ARBITER`` its one user (unless
+    ``--users`` is given, then ``auth`` is one of that file); ``(process, base url)`` once it said its line and holds its session on the broker."""
     if not TENGEN.exists():
         pytest.skip("the tengen command is not installed (make venv)")
     feed_dir = feed_dir or tmp_path / "feed"
+    if "--users" not in args:
+        args = ("--users", str(users_file(tmp_path)), *args)
     proc = subprocess.Popen(
         [
             str(TENGEN),
@@ -460,7 +473,14 @@ def start_hall(tmp_path, port, *args, feed_dir=None, hall=HALL):
     url = line[len("hall: ") :]
     # Serving comes first; events published before the hall's first subscription are not
     # queued for it (its session begins then): a test publishes once it is connected.
-    wait_for(lambda: get(url + "api/status")[1]["connected"], say="the hall's MQTT session")
+    try:
+        wait_for(
+            lambda: get(url + "api/status", auth=auth)[1].get("connected"),
+            say="the hall's MQTT session",
+        )
+    except BaseException:
+        stop_hall(proc)  # not left running after the test
+        raise
     return proc, url
 
 
@@ -474,10 +494,17 @@ def stop_hall(proc):
             proc.wait()
 
 
-def get(url, json_out=True):
-    """``(status, body)`` of a GET (JSON decoded when ``json_out``)."""
+def get(url, json_out=True, auth=None):
+    """``(status, body)`` of a GET (JSON decoded when ``json_out``); ``auth`` (name,
+    password): sent as HTTP Basic."""
+    req = urllib.request.Request(url)
+    if auth is not None:
+        import base64
+
+        token = base64.b64encode(("%s:%s" % auth).encode()).decode()
+        req.add_header("Authorization", "Basic " + token)
     try:
-        with urllib.request.urlopen(url, timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=10) as r:
             data = r.read()
             return r.status, json.loads(data) if json_out else data
     except urllib.error.HTTPError as e:
@@ -529,21 +556,30 @@ def test_the_hall_process_end_to_end(tmp_path):
         assert b["result"] == "B+3.5" and b["ply"] == len(X.read_game(recs).moves)
         assert not boards["TG-0002"]["online"]  # paired, never seen
         assert get(url + "api/games")[1][0]["sgf"] == "/feed/%s/1.sgf" % BOARD
-        assert [i["what"] for i in get(url + "api/incidents")[1]] == ["arbiter", "incident"]
+        assert [i["what"] for i in get(url + "api/incidents", auth=ARBITER)[1]] == [
+            "arbiter",
+            "incident",
+        ]
         assert get(url + "api/boards/nope") == (404, {"error": "not found", "what": "board nope"})
         assert get(url + "api/games/%s/9" % BOARD)[0] == 404
         assert get(url + "feed/%s/9.sgf" % BOARD)[0] == 404
         index = get(url + "feed/?json")[1]
         assert [g["sgf"] for g in index["games"]] == ["/feed/%s/1.sgf" % BOARD]
         assert b"/feed/%s/1.sgf" % BOARD.encode() in get(url + "feed/", json_out=False)[1]
-        for page in ("", "table/" + BOARD, "arbiter", "static/hall.js"):
+        for page in ("", "table/" + BOARD, "static/hall.js"):
             assert get(url + page, json_out=False)[0] == 200
+        assert get(url + "arbiter", json_out=False, auth=ARBITER)[0] == 200
         relay.raw(F.topic(HALL, BOARD, F.EVENTS), b"nonsense")
-        wait_for(lambda: get(url + "api/status")[1]["bad"]["total"] == 1, say="a bad count")
+        wait_for(
+            lambda: get(url + "api/status", auth=ARBITER)[1]["bad"]["total"] == 1,
+            say="a bad count",
+        )
         # The relay gone without a word: its will marks its boards offline.
         relay.c._sock.close()  # noqa: SLF001 - a broken link, not a clean disconnect
         wait_for(
-            lambda: BOARD in [o["board"] for o in get(url + "api/status")[1]["offline"]],
+            lambda: (
+                BOARD in [o["board"] for o in get(url + "api/status", auth=ARBITER)[1]["offline"]]
+            ),
             say="the board offline",
         )
     finally:
@@ -571,7 +607,11 @@ def test_pushes_and_a_restart_with_the_events_queued_meanwhile(tmp_path):
                 for seq in range(n):  # the relay publishes while the page watches
                     await asyncio.to_thread(relay.event, BOARD, 1, seq, recs[seq])
                     await asyncio.to_thread(relay.event, BOARD, 1, seq, recs[seq])  # twice
-                while len([m for m in got if m["type"] == "record"]) < n:
+                # Every record, and a board message (after the records of one flush: when
+                # they all come in one, it follows the last incident).
+                while len([m for m in got if m["type"] == "record"]) < n or not any(
+                    m["type"] == "board" for m in got
+                ):
                     got.append(await ws.receive_json(timeout=10))
                 got.append(await ws.receive_json(timeout=10))
             return got

@@ -1,8 +1,9 @@
 """``tengen hall``'s pages in a real browser: Debian's Chromium driven by Selenium, a real
 ``tengen hall`` process, Mosquitto, and records published as a relay publishes them (a paho
-client, tests/host/test_hall.py's ``RelayClient``). A move shows on the live page with both
-clocks within 1 s of its publication, the table page lists it, the broadcast SGF (``--delay
-3``) has it only once the delay has passed, and the arbiter's page lists an incident.
+client, tests/host/test_hall.py's ``RelayClient``). Signed in, a move shows on the live view
+of the page (``/?live``) with both clocks within 1 s of its publication, the table page lists
+it, the broadcast SGF (``--delay 3``) has it only once the delay has passed, and the arbiter's
+page lists an incident. (The public page, the delay behind: tests/host/test_hall_public.py.)
 
 The helpers here (``browser_or_skip``, ``card``, ``wait_page``, ``open_page``,
 ``table_moves``, ``incident_rows``, ``feed_sgf``) take a driver and a page's address only, so
@@ -21,6 +22,7 @@ from firmware.store import records as R
 from host_tools import export as X
 from host_tools import watch as W
 from tests.host.test_hall import (
+    ARBITER,
     BOARD,
     RelayClient,
     broker_or_skip,
@@ -106,6 +108,20 @@ def open_page(driver, url, timeout=20.0):
     )
 
 
+def sign_in(driver, url, user=ARBITER):
+    """Sign in with the hall's login form (its session cookie stays in the driver)."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(url + "login?next=/")
+    driver.find_element(By.ID, "name").send_keys(user[0])
+    driver.find_element(By.ID, "password").send_keys(user[1])
+    driver.find_element(By.ID, "sign-in").click()
+    wait_page(
+        lambda: any(c["name"] == "tengen_session" for c in driver.get_cookies()),
+        say="the session cookie",
+    )
+
+
 def wait_page(look, timeout=20.0, say="the page"):
     """Poll ``look()`` every ``POLL_S`` until it is true: ``(value, seconds waited)``."""
     start = time.monotonic()
@@ -157,7 +173,8 @@ def test_live_table_feed_and_arbiter_pages_in_chromium(tmp_path):
     try:
         relay.state(BOARD, 1, 0, state_body(recs, 0))
         relay.event(BOARD, 1, 0, recs[0])
-        open_page(driver, url)
+        sign_in(driver, url)
+        open_page(driver, url + "?live")
         shown, _ = wait_page(
             lambda: (card(driver, BOARD) or {}).get("black_name"),
             say="the board's card with the names",
@@ -199,7 +216,7 @@ def test_live_table_feed_and_arbiter_pages_in_chromium(tmp_path):
         assert sgf in (None, X.export(recs[:1])["sgf"])
         sent = t0
 
-        open_page(driver, url + "table/" + BOARD)
+        open_page(driver, url + "table/" + BOARD + "?live")
         moves, _ = wait_page(
             lambda: len(table_moves(driver)) == 2 and table_moves(driver),
             say="the table page's moves",
