@@ -392,7 +392,7 @@ def test_a_power_cut_mid_game_resumes_it_paused_with_its_moves_and_clocks(board)
     black, white = s["clock"]["faces"]
     assert not black["running"] and not white["running"], s["clock"]
     at_press = before["clock"]["clocks"][0]
-    assert black["ms"] == s["clock"]["clocks"][0] < at_press, (s["clock"], before["clock"])
+    assert black["ms"] < at_press, (s["clock"], before["clock"])
     assert black["ms"] <= running["clock"]["faces"][0]["ms"], (s["clock"], running["clock"])
     assert s["clock"]["clocks"][2] == before["clock"]["clocks"][2], s["clock"]  # White's kept
     assert s["clock"]["running"] == 1  # Black to move
