@@ -31,6 +31,7 @@ import paho.mqtt.client as mqtt
 from aiohttp import WSMsgType, web
 
 from host_tools import feed as F
+from host_tools import hall_boards as HB
 from host_tools import pairings as P
 from host_tools.hall_state import Hall, default_feed_dir
 
@@ -124,6 +125,7 @@ class HallServer:
             [
                 (F.subscription(name, F.STATE), F.QOS),
                 (F.subscription(name, F.EVENTS), F.QOS),
+                (F.subscription(name, F.PROOF), F.QOS),
                 ("%s/%s/%s/+" % (F.ROOT, name, F.RELAY), F.QOS),
             ]
         )
@@ -363,14 +365,18 @@ def serve(
     round_: str | None = None,
     delay: float = 0.0,
     feed_dir: str | None = None,
+    boards: str | None = None,
 ) -> int:
     """Run the hall until SIGINT/SIGTERM; the exit status. Prints ``hall: http://HOST:PORT/``
-    once serving; errors in the arguments or the pairings file end it at once (status 2)."""
+    once serving; errors in the arguments, the pairings or the boards file (``boards``: the
+    organiser's register of relays and keys, ``host_tools/hall_boards.py``) end it at once
+    (status 2)."""
     logging.basicConfig(level=logging.INFO, format="hall: %(message)s", stream=sys.stderr)
     try:
         address = parse_broker(broker)
         F.check_name(hall, "hall")
         paired = P.for_round(P.read(pairings), round_) if pairings else {}
+        register = HB.read(boards) if boards else {}
         if delay < 0:
             raise ValueError("--delay: seconds, not negative")
     except (ValueError, P.PairingError) as e:
@@ -384,7 +390,7 @@ def serve(
         return 2
     if password is None:
         password = os.environ.get(PASSWORD_ENV)
-    model = Hall(hall, folder, delay, paired)
+    model = Hall(hall, folder, delay, paired, boards=register)
     kept = model.load()
     if kept:
         log.info("%d records read back from %s", kept, folder)
