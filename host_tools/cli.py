@@ -883,7 +883,9 @@ def hall(
 
 @app.command("hall-keys")
 def hall_keys(
-    file: str = typer.Argument(..., metavar="CSV", help="The hall's boards file (made if need be)."),
+    file: Annotated[
+        str, typer.Argument(metavar="CSV", help="The hall's boards file (made if need be).")
+    ],
     boards: Annotated[
         list[str],
         typer.Option(
