@@ -356,7 +356,7 @@ def wait_for(what, timeout=20.0, every=0.05, say="a condition"):
 
 
 class RelayClient:
-    """A paho client as ``tengen relay`` is to the broker (user relay): publishes snapshots
+    """A paho client as ``tengen relay`` is to the broker (user relay-<name>): publishes snapshots
     and events, and keeps what the hall says to the boards (pairings, replay requests)."""
 
     def __init__(self, port, hall=HALL, name="r1"):
@@ -366,7 +366,7 @@ class RelayClient:
         self.name = name
         self.said: list[tuple[str, bytes]] = []
         self.c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="test-relay-%s" % name)
-        self.c.username_pw_set("relay", "relay")
+        self.c.username_pw_set(F.relay_user(name), F.relay_user(name))
         self.c.on_message = lambda c, u, m: self.said.append((m.topic, bytes(m.payload)))
         self.c.will_set(F.relay_topic(hall, name), F.relay_payload(name, False), 1, True)
         self.c.connect("127.0.0.1", port)
@@ -387,14 +387,14 @@ class RelayClient:
 
     def state(self, board, game, seq, body, online=True):
         self._pub(
-            F.topic(self.hall, board, F.STATE),
+            F.topic(self.hall, board, F.STATE, self.name),
             F.state_payload(board, self.name, online, int(time.time() * 1000), game, seq, body),
             True,
         )
 
     def event(self, board, game, seq, rec):
         self._pub(
-            F.topic(self.hall, board, F.EVENTS),
+            F.topic(self.hall, board, F.EVENTS, self.name),
             F.event_payload(board, game, seq, rec, int(time.time() * 1000)),
         )
 
@@ -538,7 +538,7 @@ def test_the_hall_process_end_to_end(tmp_path):
         assert b"/feed/%s/1.sgf" % BOARD.encode() in get(url + "feed/", json_out=False)[1]
         for page in ("", "table/" + BOARD, "arbiter", "static/hall.js"):
             assert get(url + page, json_out=False)[0] == 200
-        relay.raw(F.topic(HALL, BOARD, F.EVENTS), b"nonsense")
+        relay.raw(F.topic(HALL, BOARD, F.EVENTS, relay.name), b"nonsense")
         wait_for(lambda: get(url + "api/status")[1]["bad"]["total"] == 1, say="a bad count")
         # The relay gone without a word: its will marks its boards offline.
         relay.c._sock.close()  # noqa: SLF001 - a broken link, not a clean disconnect
