@@ -333,6 +333,7 @@ class HallServer:
                 g["white"],
                 str(g["moves"]),
                 g["result"] or "",
+                g["verified"],
             ]
             link = '<a href="%s">SGF</a>' % html.escape(g["sgf"])
             rows.append(
@@ -345,7 +346,7 @@ class HallServer:
             "<h1>Broadcast feed</h1><p>Each game's SGF, %g s behind the boards. "
             "<a href='/feed/?json'>JSON</a></p><table id='feed'><thead><tr><th>board</th>"
             "<th>game</th><th>round</th><th>table</th><th>black</th><th>white</th>"
-            "<th>moves</th><th>result</th><th></th></tr></thead><tbody>%s</tbody></table>"
+            "<th>moves</th><th>result</th><th>verified</th><th></th></tr></thead><tbody>%s</tbody></table>"
             "</body></html>"
         ) % (html.escape(self.hall.name), self.hall.delay, "".join(rows))
         return web.Response(text=body, content_type="text/html")

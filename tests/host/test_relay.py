@@ -86,7 +86,7 @@ def env(tmp_path, monkeypatch):
 
 @pytest.fixture
 def broker(tmp_path):
-    b = Broker(tmp_path / "broker", HALL).start()
+    b = Broker(tmp_path / "broker", HALL, relays=("r1", "r2", "inproc")).start()
     yield b
     b.stop()
 
@@ -261,7 +261,7 @@ class RelayProc:
             args += ["--port", p]
         self.proc = subprocess.Popen(
             args,
-            env=dict(env, TENGEN_MQTT_PASSWORD="relay"),
+            env=dict(env, TENGEN_MQTT_PASSWORD=F.relay_user(name)),  # the test broker's
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -304,7 +304,14 @@ def in_process_relay(broker, ports, lines):
     from host_tools.relay import Relay
 
     return Relay(
-        ("127.0.0.1", broker.port), HALL, "relay", "relay", "inproc", ports, 0.3, log=lines.append
+        ("127.0.0.1", broker.port),
+        HALL,
+        None,
+        F.relay_user("inproc"),
+        "inproc",
+        ports,
+        0.3,
+        log=lines.append,
     ).start()
 
 
