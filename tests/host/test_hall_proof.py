@@ -14,6 +14,7 @@ one user per relay.
 import json
 import subprocess
 
+from firmware.store import records as R
 from host_tools import feed as F
 from host_tools import hall_proof as P
 from tests.host import test_relay as TR
@@ -70,31 +71,35 @@ def test_a_forged_record_loses_to_the_boards_proof(tmp_path, env, broker):
         said = _hall_keys(tmp_path, env, "--board", "%s=r1" % vb.board_id)
         assert "%s: relay r1, key registered" % vb.board_id in said
         assert oct((tmp_path / "boards.csv").stat().st_mode & 0o777) == "0o600"
-        hall, url = start_hall(tmp_path, broker.port, "--boards", str(tmp_path / "boards.csv"))
+        hall, url = start_hall(
+            tmp_path, broker.port, "--boards", str(tmp_path / "boards.csv"), hall=HALL
+        )
         vb.do("key pause")
-        vb.play(OPENING[:3])
+        vb.play(OPENING[:4])  # even: finish() passes Black first
         real = _board_records(vb)
-        assert [r[0] for r in real[:4]] == [1, 2, 2, 2]  # header, three moves
+        k = next(i for i, r in enumerate(real) if r[0] == R.MOVE)  # the first move
 
         # The forger holds r1's password and publishes first: the first move moved.
-        forged = [real[0], real[1][:3] + (real[1][3] + 1,) + real[1][4:], real[2]]
+        forged = list(real[: k + 1])
+        forged[k] = real[k][:3] + (real[k][3] + 1,) + real[k][4:]
         r1 = F.relay_user("r1")
         for seq, rec in enumerate(forged):
             payload = F.event_payload(vb.board_id, 1, seq, rec, 1)
             publish(broker, F.topic(HALL, vb.board_id, F.EVENTS, "r1"), payload, user=r1)
         # Relay r2's credentials for r1's board: the hall refuses them.
-        bogus = F.event_payload(vb.board_id, 1, 3, real[3], 1)
+        n = len(forged)
+        bogus = F.event_payload(vb.board_id, 1, n, real[n], 1)
         publish(broker, F.topic(HALL, vb.board_id, F.EVENTS, "r2"), bogus, user="relay-r2")
-        until(lambda: len(_game(url, vb.board_id).get("records", [])) == 3, what="forgery")
+        until(lambda: len(_game(url, vb.board_id).get("records", [])) == n, what="forgery")
         had = _game(url, vb.board_id)
-        assert had["records"][1]["rec"]["point"] == forged[1][3]  # first wins, for now
+        assert had["records"][k]["rec"]["point"] == forged[k][3]  # first wins, for now
         assert had["verified"] == P.PENDING
         until(lambda: get(url + "api/status")[1]["bad"]["refused"] >= 1, what="r2 refused")
 
         relay = RelayProc(broker, env, ports=[vb.link], name="r1")
         relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
-        until(lambda: len(_game(url, vb.board_id).get("records", [])) >= 4, what="real records")
-        assert _game(url, vb.board_id)["records"][1]["rec"]["point"] == forged[1][3]
+        until(lambda: len(_game(url, vb.board_id).get("records", [])) > n, what="real records")
+        assert _game(url, vb.board_id)["records"][k]["rec"]["point"] == forged[k][3]
         vb.finish()
         until(
             lambda: _game(url, vb.board_id).get("verified") == P.VERIFIED,
@@ -114,7 +119,7 @@ def test_a_forged_record_loses_to_the_boards_proof(tmp_path, env, broker):
         synced = next((tmp_path / "home" / vb.board_id).glob("*_000001.sgf")).read_bytes()
         until(lambda: feed_sgf(url, vb.board_id, 1) == synced, what="the feed is the board's")
         game = _game(url, vb.board_id)
-        assert game["records"][1]["rec"]["point"] == real[1][3]
+        assert game["records"][k]["rec"]["point"] == real[k][3]
         status = get(url + "api/status")[1]
         assert status["bad"]["replaced"] == 1 and status["bad"]["conflicts"] >= 1
         index = get(url + "feed/?json")[1]["games"]
@@ -134,7 +139,9 @@ def test_a_forged_record_loses_to_the_boards_proof(tmp_path, env, broker):
 
         # A restarted hall reads the verified game back as verified, the forgery gone.
         stop_hall(hall)
-        hall, url = start_hall(tmp_path, broker.port, "--boards", str(tmp_path / "boards.csv"))
+        hall, url = start_hall(
+            tmp_path, broker.port, "--boards", str(tmp_path / "boards.csv"), hall=HALL
+        )
         until(lambda: _game(url, vb.board_id).get("verified") == P.VERIFIED, what="again")
         assert feed_sgf(url, vb.board_id, 1) == synced
     finally:
@@ -151,7 +158,9 @@ def test_a_board_without_a_key_is_shown_unverified(tmp_path, env, broker):
     try:
         setup_board(vb)
         _hall_keys(tmp_path, env, "--board", "%s=r1" % vb.board_id, "--no-key")
-        hall, url = start_hall(tmp_path, broker.port, "--boards", str(tmp_path / "boards.csv"))
+        hall, url = start_hall(
+            tmp_path, broker.port, "--boards", str(tmp_path / "boards.csv"), hall=HALL
+        )
         relay = RelayProc(broker, env, ports=[vb.link], name="r1")
         relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
         vb.do("key pause")
