@@ -160,6 +160,7 @@ class Consumer:
         self.states: dict = {}
         self.relays: dict = {}
         self.firsts: dict = {}  # (board, game) -> the first event's payload as parsed
+        self.proofs: dict = {}  # (board, game) -> the relay's proof (feed.parse_proof)
         self.counts = {"new": 0, "repeats": 0, "gaps": 0, "conflicts": 0, "replays": 0}
         self.asked: dict = {}  # (board, game) -> (seq, when) of the last replay asked
         self.lock = threading.Lock()
@@ -183,6 +184,7 @@ class Consumer:
                 [
                     (F.subscription(HALL, F.EVENTS), 1),
                     (F.subscription(HALL, F.STATE), 1),
+                    (F.subscription(HALL, F.PROOF), 1),
                     ("%s/%s/%s/+" % (F.ROOT, HALL, F.RELAY), 1),
                 ]
             )
@@ -199,6 +201,9 @@ class Consumer:
                 got = self.games.get((where[1], snap["game"]))
                 if snap["seq"] >= 0 and (got is None or len(got.records) <= snap["seq"]):
                     self._ask(where[1], snap["game"], len(got.records) if got else 0)
+            elif where[2] == F.PROOF:
+                proof = F.parse_proof(msg.payload)
+                self.proofs[(proof["board"], proof["game"])] = proof
             elif where[2] == F.EVENTS:
                 ev = F.parse_event(msg.payload)
                 key = (ev["board"], ev["game"])
@@ -318,7 +323,8 @@ def in_process_relay(broker, ports, lines):
 def assert_same_as_synced(consumer, board_id, port, dest, env, games=(1,)):
     """``tengen sync`` brings the board's games home into ``dest``; each of ``games`` as
     the consumer has it from the hall's topics is the synced game record for record, and its
-    SGF (``host_tools.export``, as the hall writes it) is the synced .sgf byte for byte."""
+    SGF (``host_tools.export`` with the board's bytes and HMAC the relay forwarded, as the
+    hall writes it) is the synced .sgf byte for byte."""
     r = subprocess.run(
         [str(TENGEN), "sync", "--port", port, "--dest", str(dest)],
         capture_output=True,
@@ -333,7 +339,11 @@ def assert_same_as_synced(consumer, board_id, port, dest, env, games=(1,)):
         synced = S.decode(bin_file.read_bytes())
         got = consumer.records(board_id, game)
         assert got == synced, "game %d: %d records here, %d synced" % (game, len(got), len(synced))
-        assert X.export(got)["sgf"] == bin_file.with_suffix(".sgf").read_bytes()
+        until(lambda g=game: (board_id, g) in consumer.proofs, what="game %d's proof" % game)
+        proof = consumer.proofs[(board_id, game)]
+        assert proof["data"] == bin_file.read_bytes()  # the board's bytes, as sync has them
+        want = bin_file.with_suffix(".sgf").read_bytes()
+        assert X.export(got, proof=(proof["data"], proof["hmac"] or None))["sgf"] == want
 
 
 def moves_of(recs):
