@@ -206,3 +206,60 @@ def test_the_register_and_the_cli_refuse_what_is_not_a_board(tmp_path, env):
             continue
         raise AssertionError("taken: %r" % bad)
     assert json.loads(json.dumps(reg, default=str))
+
+
+# ---- the hall's model alone (no broker): the verdicts ---------------------------------------
+
+
+def _model_game(tmp_path):
+    from tests.host.test_hall import go_records
+
+    recs = go_records(tmp_path)
+    board = recs[0][1]["board_id"]
+    data = bytes(R.pack(recs[0][1]["game_no"], recs))
+    return board, recs[0][1]["game_no"], data, [F.record_from_json(F.record_json(r)) for r in recs]
+
+
+def test_a_proof_that_does_not_hold_keeps_the_game_out_of_the_feed(tmp_path):
+    from host_tools import verify as V
+    from host_tools.hall_state import Hall
+
+    board, no, data, recs = _model_game(tmp_path)
+    key = bytes(range(32))
+    hall = Hall("h", tmp_path / "feed", boards={board: {"relay": "r1", "key": key}})
+    for seq, rec in enumerate(recs):
+        hall.handle(F.topic("h", board, F.EVENTS, "r1"), F.event_payload(board, no, seq, rec, 1))
+    hall.tick(1e12)
+    assert hall.feed_sgf(board, no) and hall.games_json()[0]["verified"] == P.PENDING
+    # From relay r2: refused, whatever it says.
+    bad = F.proof_payload(board, no, data, V.mac(bytes(32), data))
+    hall.handle(F.topic("h", board, F.PROOF, "r2"), bad)
+    assert hall.refused == 1 and hall.games_json()[0]["verified"] == P.PENDING
+    # Another key's HMAC from the right relay: FAILED, out of the feed, on disk too.
+    hall.handle(F.topic("h", board, F.PROOF, "r1"), bad)
+    assert hall.games_json()[0]["verified"] == P.FAILED
+    assert hall.feed_sgf(board, no) is None and hall.feed_index() == []
+    assert not (tmp_path / "feed" / board / ("%d.sgf" % no)).exists()
+    again = Hall("h", tmp_path / "feed", boards={board: {"relay": "r1", "key": key}})
+    again.load()
+    assert again.games_json()[0]["verified"] == P.FAILED and again.feed_index() == []
+    # The board's own proof: verified, back in the feed with its record inside.
+    good = F.proof_payload(board, no, data, V.mac(key, data))
+    hall.handle(F.topic("h", board, F.PROOF, "r1"), good)
+    assert hall.games_json()[0]["verified"] == P.VERIFIED
+    assert [e["verified"] for e in hall.feed_index()] == [P.VERIFIED]
+    assert b"TG[" in hall.feed_sgf(board, no)
+    hall.handle(F.topic("h", board, F.PROOF, "r1"), bad)  # too late: verified stays
+    assert hall.games_json()[0]["verified"] == P.VERIFIED
+
+
+def test_without_a_key_a_proof_proves_nothing(tmp_path):
+    from host_tools.hall_state import Hall
+
+    board, no, data, recs = _model_game(tmp_path)
+    hall = Hall("h", tmp_path / "feed")
+    for seq, rec in enumerate(recs):
+        hall.handle(F.topic("h", board, F.EVENTS, "any"), F.event_payload(board, no, seq, rec, 1))
+    hall.handle(F.topic("h", board, F.PROOF, "any"), F.proof_payload(board, no, data, "00"))
+    assert hall.games_json()[0]["verified"] == P.UNVERIFIED
+    assert hall.board_json(board)["verified"] == P.UNVERIFIED
