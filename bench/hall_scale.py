@@ -304,7 +304,8 @@ def run(
                     links.append((w[1], w[2]))
         say("%d stand-in boards in %d processes" % (len(links), len(standins)))
 
-        broker = Broker(tmp / "broker", HALL).start()
+        names = ["r%d" % (k + 1) for k in range(relays)]
+        broker = Broker(tmp / "broker", HALL, relays=names).start()  # one user each
         addr = "127.0.0.1:%d" % broker.port
         hall = procs.start(
             "hall",
@@ -327,8 +328,8 @@ def run(
             relay_procs.append(
                 procs.start(
                     "relay %d" % (k + 1),
-                    [tengen(), "relay", "--broker", addr, "--hall", HALL, "--user", "relay"]
-                    + ["--password", "relay", "--name", "r%d" % (k + 1)]
+                    [tengen(), "relay", "--broker", addr, "--hall", HALL]
+                    + ["--password", "relay-r%d" % (k + 1), "--name", "r%d" % (k + 1)]
                     + ports,
                     env=env,
                     stdout=subprocess.DEVNULL,

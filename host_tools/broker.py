@@ -4,8 +4,13 @@ test, started here. Tengen has no broker of its own.
 Start reading at ``write_config``. A hall's broker folder holds ``mosquitto.conf``, the
 password file (hashed by ``mosquitto_passwd``) and the ACL:
 
-    relay    publishes the boards (``tengen/<hall>/#``: state, events, its status) and
-             reads the pairings and the replay requests; never the public copy
+    relay-<id>  one user per relay (``feed.relay_user``): writes only topics that end with
+             its own user (a pattern with ``%u``): its boards' ``state``, ``events`` and
+             ``proof``, and its status ``_relay/relay-<id>``; reads the pairings, the replay
+             requests and its own snapshots. It cannot write a pairing, a replay request,
+             another relay's status, the public copy or anything under another relay's name,
+             and the hall takes a board's messages only from the relay the organiser
+             registered it to (``host_tools/hall_boards.py``)
     hall     reads everything of the hall; writes only pairings, replay requests and the
              public copy (``tengen/<hall>/_public/#``)
     public   reads only the public copy: the hall republishes there each state, event and
@@ -33,7 +38,12 @@ from pathlib import Path
 
 from host_tools import feed as F
 
-USERS = ("relay", "hall", "public")
+USERS = ("hall", "public")  # and one ``relay-<id>`` per relay (``is_user``)
+
+
+def is_user(user: str) -> bool:
+    """Whether ``user`` is one of the hall's broker users: hall, public, or a relay's."""
+    return user in USERS or F.relay_of_user(user) is not None
 
 
 class BrokerError(Exception):
@@ -60,24 +70,42 @@ def free_port() -> int:
 def acl_text(hall: str) -> str:
     """The ACL of a hall (see the module's text)."""
     base = "%s/%s" % (F.ROOT, F.check_name(hall, "hall"))
+    # A ``pattern`` applies to every user, %u standing for the user's name: a relay's user
+    # writes only under its own name; another user (hall, public) owns no such topics, as
+    # no relay id makes ``relay-<id>`` equal to "hall" or "public".
     return "\n".join(
         [
             "# Tengen hall %r: who may read and write what (host_tools/broker.py)" % hall,
-            "user relay",
-            "topic readwrite %s/#" % base,
-            "topic deny %s/_public/#" % base,
+            # A board named _public would put a relay's message in the public copy.
+            "pattern deny %s/_public/+/%%u" % base,
+            "pattern readwrite %s/+/%s/%%u" % (base, F.STATE),
+            "pattern write %s/+/%s/%%u" % (base, F.EVENTS),
+            "pattern write %s/+/%s/%%u" % (base, F.PROOF),
+            "pattern readwrite %s/%s/%%u" % (base, F.RELAY),
+            "pattern read %s/+/%s" % (base, F.PAIRING),
+            "pattern read %s/+/%s" % (base, F.REPLAY),
             "",
             "user hall",
+            *_not_a_relay(base, "hall"),
             "topic read %s/#" % base,
             "topic write %s/+/%s" % (base, F.PAIRING),
             "topic write %s/+/%s" % (base, F.REPLAY),
             "topic write %s/_public/#" % base,
             "",
             "user public",
+            *_not_a_relay(base, "public"),
             "topic read %s/_public/#" % base,
             "",
         ]
     )
+
+
+def _not_a_relay(base: str, user: str) -> list[str]:
+    # The patterns give every user the topics named after it: denied to hall and public (a
+    # deny is applied before any grant), so that neither writes where a relay would.
+    return ["topic deny %s/+/%s/%s" % (base, leaf, user) for leaf in F.RELAY_LEAVES] + [
+        "topic deny %s/%s/%s" % (base, F.RELAY, user)
+    ]
 
 
 def write_config(
@@ -92,9 +120,11 @@ def write_config(
     persistence. Returns the path of mosquitto.conf."""
     folder = Path(folder).resolve()
     (folder / "data").mkdir(parents=True, exist_ok=True)
-    unknown = set(passwords) - set(USERS)
+    unknown = sorted(u for u in passwords if not is_user(u))
     if unknown:
-        raise BrokerError("users are %s, not %s" % (", ".join(USERS), ", ".join(sorted(unknown))))
+        raise BrokerError(
+            "users are %s and relay-<id>, not %s" % (", ".join(USERS), ", ".join(unknown))
+        )
     passwd = folder / "passwd"
     passwd.write_text("")
     os.chmod(passwd, 0o600)
@@ -135,13 +165,17 @@ def write_config(
 
 class Broker:
     """Mosquitto as a child process on ``port`` of loopback, its files in ``folder``; with
-    ``passwords`` (default: every user's password is its name) written by ``write_config``."""
+    ``passwords`` (default: hall, public and the user of each of ``relays``, every user's
+    password its name) written by ``write_config``."""
 
-    def __init__(self, folder, hall: str, port: int | None = None, passwords=None):
+    def __init__(
+        self, folder, hall: str, port: int | None = None, passwords=None, relays=("r1", "r2")
+    ):
         self.folder = Path(folder)
         self.hall = hall
         self.port = port or free_port()
-        self.passwords = dict(passwords or {u: u for u in USERS})
+        users = list(USERS) + [F.relay_user(r) for r in relays]
+        self.passwords = dict(passwords or {u: u for u in users})
         self.conf = write_config(self.folder, hall, self.passwords, self.port)
         self.proc: subprocess.Popen | None = None
 

@@ -802,7 +802,9 @@ def watch(
 def relay(
     broker: str = typer.Option(..., "--broker", metavar="HOST:PORT", help="The MQTT broker."),
     hall_name: str = typer.Option(..., "--hall", metavar="NAME", help="The hall's name."),
-    user: str = typer.Option("relay", "--user", help="The broker's user."),
+    user: str | None = typer.Option(
+        None, "--user", help="The broker's user (default: relay-RELAY_ID, this relay's own)."
+    ),
     password: str | None = typer.Option(
         None,
         "--password",
@@ -881,6 +883,12 @@ def hall(
     remove_user: str | None = typer.Option(
         None, "--remove-user", metavar="NAME", help="Remove NAME from --users and end."
     ),
+    boards: str | None = typer.Option(
+        None,
+        "--boards",
+        metavar="CSV",
+        help="The boards' relays and keys (tengen hall-keys): their games are verified.",
+    ),
 ) -> None:
     """The tournament hall: the live page of every table, the arbiter's page (incidents,
     boards offline; behind a login), the broadcast SGF feed and a JSON API, from the boards'
@@ -895,7 +903,18 @@ def hall(
     from host_tools.hall import serve
 
     code = serve(
-        broker, hall_name, user, password, http, bind, pairings, round_, delay, feed_dir, users
+        broker,
+        hall_name,
+        user,
+        password,
+        http,
+        bind,
+        pairings,
+        round_,
+        delay,
+        feed_dir,
+        users,
+        boards,
     )
     if code:
         raise typer.Exit(code)
@@ -935,6 +954,59 @@ def _hall_user(users: str | None, add: str | None, remove: str | None) -> None:
     typer.echo("%s can sign in to the hall (%s keeps its hash)" % (add, users))
 
 
+@app.command("hall-keys")
+def hall_keys(
+    file: Annotated[
+        str, typer.Argument(metavar="CSV", help="The hall's boards file (made if need be).")
+    ],
+    boards: Annotated[
+        list[str],
+        typer.Option(
+            "--board",
+            "-b",
+            metavar="BOARD[=RELAY_ID]",
+            help="A board (and the relay it is plugged into), again for more.",
+        ),
+    ],
+    no_key: bool = typer.Option(
+        False, "--no-key", help="Register boards this PC has not paired: shown unverified."
+    ),
+) -> None:
+    """Register boards for the hall (tengen hall --boards CSV): each board's key, as tengen
+    pair got it on this PC, and the relay whose messages for it the hall takes. The file
+    holds the keys: it is readable by its owner alone."""
+    from pathlib import Path
+
+    from host_tools import feed as F
+    from host_tools import hall_boards as HB
+    from host_tools import keys as K
+
+    try:
+        register = HB.read(file) if Path(file).exists() else {}
+        for entry in boards:
+            board, _, relay = entry.partition("=")
+            if not F.board_ok(board):
+                raise HB.BoardsError("board id %r" % board)
+            if relay:
+                F.relay_user(relay)
+            key = K.get(board)
+            if key is None and not no_key:
+                raise HB.BoardsError(
+                    "board %s is not paired on this PC: tengen pair (or --no-key)" % board
+                )
+            register[board] = {"relay": relay or None, "key": key}
+        HB.write(file, register)
+    except (HB.BoardsError, F.FeedError, OSError) as e:
+        err.print(str(e), style="red", markup=False)
+        raise typer.Exit(EXIT_USAGE) from None
+    for board in sorted(register):
+        r = register[board]
+        typer.echo(
+            "%s: relay %s, %s"
+            % (board, r["relay"] or "any", "key registered" if r["key"] else "no key: unverified")
+        )
+
+
 @app.command("broker")
 def broker_(
     hall_name: str = typer.Option(..., "--hall", metavar="NAME", help="The hall's name."),
@@ -945,9 +1017,15 @@ def broker_(
     bind: str = typer.Option(
         "0.0.0.0", "--bind", help="The address to listen on (0.0.0.0: the relays' PCs reach it)."
     ),
-    password_relay: str | None = typer.Option(
-        None, "--password-relay", metavar="PW", help="The relays' password (default: made up)."
-    ),
+    relays: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--relay",
+            metavar="RELAY_ID[=PW]",
+            help="A relay, again for more: its own user relay-RELAY_ID (password made up if "
+            "not given).",
+        ),
+    ] = None,
     password_hall: str | None = typer.Option(
         None, "--password-hall", metavar="PW", help="The hall's password (default: made up)."
     ),
@@ -956,9 +1034,10 @@ def broker_(
     ),
     run: bool = typer.Option(False, "--run", help="Run Mosquitto with it now (Ctrl-C ends)."),
 ) -> None:
-    """Write a hall's Mosquitto configuration (users relay, hall, public; their rights; the
-    broker's persistence) into --folder, and say how to run it, or run it (--run). Passwords
-    not given are made up and printed once: only their hashes are kept."""
+    """Write a hall's Mosquitto configuration (users hall, public and one relay-RELAY_ID per
+    --relay; their rights: a relay writes only its own boards' topics; the broker's
+    persistence) into --folder, and say how to run it, or run it (--run). Passwords not given
+    are made up and printed once: only their hashes are kept."""
     import os
     import secrets
     import sys
@@ -966,10 +1045,13 @@ def broker_(
     from host_tools import broker as B
     from host_tools import feed as F
 
-    given = {"relay": password_relay, "hall": password_hall, "public": password_public}
-    passwords = {u: pw if pw else secrets.token_urlsafe(12) for u, pw in given.items()}
+    given = {"hall": password_hall, "public": password_public}
     try:
+        for r in relays or []:
+            rid, _, pw = r.partition("=")
+            given[F.relay_user(rid)] = pw or None
         F.check_name(hall_name, "hall")
+        passwords = {u: pw if pw else secrets.token_urlsafe(12) for u, pw in given.items()}
         conf = B.write_config(folder, hall_name, passwords, port, bind)
         binary = B.mosquitto() if run else None
     except F.FeedError as e:
@@ -981,7 +1063,7 @@ def broker_(
     typer.echo(
         "hall %s: the broker's configuration is %s (port %d on %s)" % (hall_name, conf, port, bind)
     )
-    made = [u for u in B.USERS if not given[u]]
+    made = [u for u in given if not given[u]]
     if made:
         typer.echo(
             "passwords made up (shown only now; %s keeps their hashes):" % (conf.parent / "passwd")
@@ -990,7 +1072,8 @@ def broker_(
             typer.echo("  %-7s %s" % (u, passwords[u]))
     here = "HOST:%d" % port
     typer.echo(
-        "relays:  tengen relay --broker %s --hall %s --password RELAY_PW" % (here, hall_name)
+        "relays:  tengen relay --broker %s --hall %s --name RELAY_ID --password RELAY_PW"
+        % (here, hall_name)
     )
     typer.echo(
         "hall:    tengen hall --broker %s --hall %s --password HALL_PW --pairings pairings.csv"

@@ -5,14 +5,24 @@ encoding; ``tests/host/test_feed.py`` passes real journal records across it.
 Topics, under ``tengen/<hall>/``; a hall name and a board id are 1-32 of ``A-Za-z0-9_-`` and
 a board id never starts with ``_``::
 
-    <board>/state     retained, QoS 1, by the relay: the board's snapshot (``state_payload``)
-    <board>/events    QoS 1, by the relay: one message per journal record (``event_payload``)
+    <board>/state/<relay user>    retained, QoS 1, by the relay: the board's snapshot
+                      (``state_payload``)
+    <board>/events/<relay user>   QoS 1, by the relay: one message per journal record
+                      (``event_payload``)
+    <board>/proof/<relay user>    QoS 1, by the relay, once a game is finished: the board's
+                      stored bytes of it and their HMAC (``proof_payload``), which the hall
+                      checks with the board's key (``host_tools/hall_boards.py``)
     <board>/pairing   retained, QoS 1, by the hall: who plays at this board (``pairing_payload``);
                       the relay writes the names into the board's settings, so that the next
                       game's header (and so every record of it, synced or broadcast) has them
     <board>/replay    QoS 1, by the hall: "publish game G again from record S" (a gap it saw)
-    _relay/<relay>    retained, QoS 1: a relay's status, its boards (``relay_payload``); its
-                      MQTT will says ``{"online": false}`` when the relay goes without a word
+    _relay/<relay user>  retained, QoS 1: a relay's status, its boards (``relay_payload``);
+                      its MQTT will says ``{"online": false}`` when the relay goes without a word
+
+What a relay writes ends with its MQTT user, ``relay-<relay id>`` (``relay_user``): the
+broker's ACL (``host_tools/broker.py``) lets a relay's user write only topics ending with its
+own name, so the hall knows which relay a message came from and takes a board's messages only
+from the relay the organiser registered it to.
 
 The event stream is the board's journal itself: event ``seq`` of game ``game`` is the game's
 record number ``seq`` (0 is the header) as ``firmware/store/records.py`` decodes it, in the
@@ -35,6 +45,8 @@ Times: ``at`` is the relay's calendar time in ms (UTC) when it read what it publ
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 
@@ -46,8 +58,11 @@ STATE = "state"
 EVENTS = "events"
 PAIRING = "pairing"
 REPLAY = "replay"
+PROOF = "proof"
 RELAY = "_relay"
-LEAVES = (STATE, EVENTS, PAIRING, REPLAY)
+LEAVES = (STATE, EVENTS, PAIRING, REPLAY, PROOF)
+RELAY_LEAVES = (STATE, EVENTS, PROOF)  # written by a relay: the topic ends with its user
+RELAY_PREFIX = "relay-"
 QOS = 1
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
@@ -69,37 +84,68 @@ def board_ok(board: str) -> bool:
     return isinstance(board, str) and bool(_NAME.match(board)) and not board.startswith("_")
 
 
-def topic(hall: str, board: str, leaf: str) -> str:
-    """The topic of ``leaf`` (STATE, EVENTS, PAIRING, REPLAY) of ``board`` in ``hall``."""
+def relay_user(relay: str) -> str:
+    """The MQTT user of relay ``relay`` (its id): ``relay-<id>``."""
+    return RELAY_PREFIX + check_name(relay, "relay id")
+
+
+def relay_of_user(user: str) -> str | None:
+    """The relay id of an MQTT user ``relay-<id>``; None if ``user`` is not a relay's."""
+    if not isinstance(user, str) or not user.startswith(RELAY_PREFIX):
+        return None
+    rest = user[len(RELAY_PREFIX) :]
+    return rest if _NAME.match(rest) and len(user) <= 64 else None
+
+
+def topic(hall: str, board: str, leaf: str, relay: str | None = None) -> str:
+    """The topic of ``leaf`` (STATE, EVENTS, PROOF, PAIRING, REPLAY) of ``board`` in ``hall``;
+    for what a relay writes, ``relay`` (its id) puts its user at the end."""
     check_name(hall, "hall")
     if not board_ok(board):
         raise FeedError("board id %r is not usable in a topic" % (board,))
     if leaf not in LEAVES:
         raise FeedError("topic leaf %r" % (leaf,))
-    return "%s/%s/%s/%s" % (ROOT, hall, board, leaf)
+    base = "%s/%s/%s/%s" % (ROOT, hall, board, leaf)
+    return base if relay is None else "%s/%s" % (base, relay_user(relay))
 
 
 def relay_topic(hall: str, relay: str) -> str:
-    """The topic of a relay's status."""
-    return "%s/%s/%s/%s" % (ROOT, check_name(hall, "hall"), RELAY, check_name(relay, "relay"))
+    """The topic of a relay's status (``relay`` its id)."""
+    return "%s/%s/%s/%s" % (ROOT, check_name(hall, "hall"), RELAY, relay_user(relay))
 
 
 def subscription(hall: str, leaf: str = "+") -> str:
-    """The filter for ``leaf`` of every board in ``hall`` (``+``: every leaf)."""
-    return "%s/%s/+/%s" % (ROOT, check_name(hall, "hall"), leaf)
+    """The filter for ``leaf`` of every board in ``hall`` (``+``: every leaf); for a leaf a
+    relay writes, from every relay."""
+    base = "%s/%s/+/%s" % (ROOT, check_name(hall, "hall"), leaf)
+    return base + "/+" if leaf in RELAY_LEAVES else base
 
 
 def parse_topic(name: str) -> tuple[str, str, str] | None:
-    """``(hall, board, leaf)`` of a board's topic; ``(hall, "_relay", relay)`` of a relay's;
-    None for anything else."""
+    """``(hall, board, leaf)`` of a board's topic; ``(hall, "_relay", relay id)`` of a
+    relay's; None for anything else (``parse_topic_from`` also says which relay wrote it)."""
+    where = parse_topic_from(name)
+    return where[:3] if where is not None else None
+
+
+def parse_topic_from(name: str) -> tuple[str, str, str, str | None] | None:
+    """``(hall, board, leaf, relay id)`` of a board's topic (the relay None for the hall's
+    leaves, and for a relay's leaf without its user); ``(hall, "_relay", relay id, relay
+    id)`` of a relay's status; None for anything else."""
     parts = name.split("/")
-    if len(parts) != 4 or parts[0] != ROOT or not _NAME.match(parts[1]):
+    if len(parts) not in (4, 5) or parts[0] != ROOT or not _NAME.match(parts[1]):
         return None
     if parts[2] == RELAY:
-        return (parts[1], RELAY, parts[3]) if _NAME.match(parts[3]) else None
+        relay = relay_of_user(parts[3])
+        return (parts[1], RELAY, relay, relay) if relay and len(parts) == 4 else None
     if not board_ok(parts[2]) or parts[3] not in LEAVES:
         return None
-    return parts[1], parts[2], parts[3]
+    if len(parts) == 4:
+        return parts[1], parts[2], parts[3], None
+    relay = relay_of_user(parts[4])
+    if relay is None or parts[3] not in RELAY_LEAVES:
+        return None
+    return parts[1], parts[2], parts[3], relay
 
 
 # ---- records ------------------------------------------------------------------------------
@@ -226,6 +272,41 @@ def parse_event(payload) -> dict:
     if (seq == 0) != (rec[0] == R.HEADER):
         raise FeedError("event: record 0, and only it, is the header")
     return {"board": obj["board"], "game": game, "seq": seq, "at": at, "rec": rec}
+
+
+def proof_payload(board: str, game: int, data: bytes, mac_hex: str | None) -> bytes:
+    """The ``proof`` message of a finished game: the board's stored bytes of it (base64) and
+    the HMAC the board gave with them (hex; None if the board gave none)."""
+    return _dumps(
+        {
+            "v": VERSION,
+            "board": board,
+            "game": game,
+            "data": base64.b64encode(bytes(data)).decode(),
+            "hmac": mac_hex or "",
+        }
+    )
+
+
+PROOF_MAX = 1 << 20  # a game's bytes: far more than a board keeps of one
+
+
+def parse_proof(payload) -> dict:
+    """A ``proof`` message as ``{board, game, data (bytes), hmac (hex str)}``; FeedError."""
+    obj = _loads(payload, "proof")
+    if not board_ok(obj.get("board")):
+        raise FeedError("proof: board id %r" % (obj.get("board"),))
+    game = _int(obj, "game", "proof", 1)
+    data, mac = obj.get("data"), obj.get("hmac")
+    if not isinstance(data, str) or len(data) > PROOF_MAX or not isinstance(mac, str):
+        raise FeedError("proof: data is base64, hmac hex")
+    if len(mac) > 128:
+        raise FeedError("proof: hmac is hex")
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (ValueError, binascii.Error):
+        raise FeedError("proof: data is not base64") from None
+    return {"board": obj["board"], "game": game, "data": raw, "hmac": mac}
 
 
 def state_payload(board: str, relay: str, online: bool, at_ms: int, game: int, seq: int, state):

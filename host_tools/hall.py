@@ -42,6 +42,7 @@ from aiohttp import WSMsgType, web
 
 from host_tools import feed as F
 from host_tools import hall_auth as AU
+from host_tools import hall_boards as HB
 from host_tools import pairings as P
 from host_tools.hall_state import Hall, default_feed_dir
 
@@ -54,8 +55,8 @@ QUEUE_MAX = 20000  # messages a page may lag behind before it is dropped (it rec
 PASSWORD_ENV = "TENGEN_MQTT_PASSWORD"
 SGF_TYPE = "application/x-go-sgf"
 PUBLIC = "_public"  # tengen/<hall>/_public/...: the delayed copy the MQTT user public reads
-PUBLIC_HIDDEN = ("bad",)
-RESTART_COVER_S = 3600.0  # a hall down less than this leaves no hole in the public copy  # pushes of the arbiter's only, never on a public WebSocket
+PUBLIC_HIDDEN = ("bad",)  # pushes of the arbiter's only, never on a public WebSocket
+RESTART_COVER_S = 3600.0  # a hall down less than this leaves no hole in the public copy
 
 
 def public_topic(topic: str) -> str:
@@ -67,7 +68,14 @@ def public_topic(topic: str) -> str:
 def public_hall(hall: Hall) -> Hall:
     """The public view of ``hall``: no folder of its own, its clock ``delay`` behind."""
     delay = hall.delay
-    return Hall(hall.name, None, delay, hall.pairings, clock=lambda: time.time() - delay)
+    return Hall(
+        hall.name,
+        None,
+        delay,
+        hall.pairings,
+        clock=lambda: time.time() - delay,
+        boards=hall.register,  # the same register: a game the board's key fails stays out
+    )
 
 
 def parse_broker(text: str) -> tuple[str, int]:
@@ -158,6 +166,7 @@ class HallServer:
             [
                 (F.subscription(name, F.STATE), F.QOS),
                 (F.subscription(name, F.EVENTS), F.QOS),
+                (F.subscription(name, F.PROOF), F.QOS),
                 ("%s/%s/%s/+" % (F.ROOT, name, F.RELAY), F.QOS),
             ]
         )
@@ -534,6 +543,7 @@ class HallServer:
                 g["white"],
                 str(g["moves"]),
                 g["result"] or "",
+                g["verified"],
             ]
             link = '<a href="%s">SGF</a>' % html.escape(g["sgf"])
             rows.append(
@@ -546,7 +556,7 @@ class HallServer:
             "<h1>Broadcast feed</h1><p>Each game's SGF, %g s behind the boards. "
             "<a href='/feed/?json'>JSON</a></p><table id='feed'><thead><tr><th>board</th>"
             "<th>game</th><th>round</th><th>table</th><th>black</th><th>white</th>"
-            "<th>moves</th><th>result</th><th></th></tr></thead><tbody>%s</tbody></table>"
+            "<th>moves</th><th>result</th><th>verified</th><th></th></tr></thead><tbody>%s</tbody></table>"
             "</body></html>"
         ) % (html.escape(self.hall.name), self.hall.delay, "".join(rows))
         return web.Response(text=body, content_type="text/html")
@@ -579,14 +589,18 @@ def serve(
     delay: float = 0.0,
     feed_dir: str | None = None,
     users_file: str | None = None,
+    boards: str | None = None,
 ) -> int:
     """Run the hall until SIGINT/SIGTERM; the exit status. Prints ``hall: http://HOST:PORT/``
-    once serving; errors in the arguments or the pairings file end it at once (status 2)."""
+    once serving; errors in the arguments, the pairings or the boards file (``boards``: the
+    organiser's register of relays and keys, ``host_tools/hall_boards.py``) end it at once
+    (status 2)."""
     logging.basicConfig(level=logging.INFO, format="hall: %(message)s", stream=sys.stderr)
     try:
         address = parse_broker(broker)
         F.check_name(hall, "hall")
         paired = P.for_round(P.read(pairings), round_) if pairings else {}
+        register = HB.read(boards) if boards else {}
         if delay < 0:
             raise ValueError("--delay: seconds, not negative")
         users = AU.Users(users_file).read() if users_file else None
@@ -603,7 +617,7 @@ def serve(
         return 2
     if password is None:
         password = os.environ.get(PASSWORD_ENV)
-    model = Hall(hall, folder, delay, paired)
+    model = Hall(hall, folder, delay, paired, boards=register)
     kept = model.load()
     if kept:
         log.info("%d records read back from %s", kept, folder)

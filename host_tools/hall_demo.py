@@ -34,10 +34,12 @@ import time
 from pathlib import Path
 
 from host_tools import broker as B
+from host_tools import feed as F
 from host_tools import scripted as S
 from host_tools.link import RUNTIME_ENV, LinkError
 
 HALL = "demo"
+DEMO_RELAY = "demo-relay"
 DELAY_S = 10
 START_TIMEOUT = 90.0  # seconds for a child to be up on a loaded machine
 PLAYERS = (
@@ -102,7 +104,8 @@ class Demo:
         self.players: list[S.Player] = []
         self.children: dict[str, subprocess.Popen] = {}
         self.url = ""
-        self.passwords = {u: secrets.token_urlsafe(12) for u in B.USERS}
+        users = (*B.USERS, F.relay_user(DEMO_RELAY))  # the demo's one relay: its own user
+        self.passwords = {u: secrets.token_urlsafe(12) for u in users}
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -145,10 +148,10 @@ class Demo:
                 round="1",
                 table=str(k),
             )
-        relay = tengen() + ["relay", "--broker", broker, "--hall", HALL, "--name", "demo-relay"]
+        relay = tengen() + ["relay", "--broker", broker, "--hall", HALL, "--name", DEMO_RELAY]
         for board in self.boards:
             relay += ["--port", board.link]
-        self._child("relay", relay, "relay")
+        self._child("relay", relay, F.relay_user(DEMO_RELAY))
         feed = self.folder / "feed"
         # The arbiter's login: a made-up password, shown once (its hash in DIR/hall-users).
         from host_tools import hall_auth as AU

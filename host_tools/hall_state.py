@@ -19,10 +19,20 @@ broadcast delay cuts there), the incidents and arbiter actions in words. The bro
 ago: for a finished game, byte for byte the SGF ``tengen sync`` writes. The records are kept
 in ``feed_dir/<board>/<game>.jsonl`` (one line each, with its times), so a restarted hall has
 them again; the SGF in ``feed_dir/<board>/<game>.sgf``.
+
+Who may say what: the organiser's register (``host_tools/hall_boards.py``, ``boards``) names
+each board's relay and key. A board's messages from another relay (the topic ends with the
+relay's user, which the broker's ACL enforces) are refused and counted. A finished game's
+proof (the board's bytes and HMAC) is checked with the board's key (``host_tools/
+hall_proof.py``): a verified game's records are the board's, whatever came before them (the
+records had are replaced and the feed written again, the conflict counted); a FAILED one is
+kept apart, never in the feed. The proof is kept as ``<game>.proof`` (a FAILED verdict as
+``<game>.failed``) beside the records.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
@@ -34,6 +44,7 @@ from firmware.store import records as R
 from firmware.ui import arbiter as A
 from host_tools import export as X
 from host_tools import feed as F
+from host_tools import hall_proof as P
 from host_tools import watch as W
 from host_tools import words
 from host_tools.sync import KINDS, write_atomic
@@ -90,6 +101,9 @@ class GameState:
         self.behind: tuple[int, float] | None = None  # (seq a snapshot says, since when)
         self.fed = 0  # records in the SGF last written to the feed folder
         self.fed_sgf: bytes | None = None
+        self.verdict: str | None = None  # hall_proof's VERIFIED, FAILED or UNVERIFIED
+        self.why = ""  # why FAILED
+        self.proof: tuple[bytes, str] | None = None  # the board's bytes and HMAC, if they agree
         self._read: tuple[int, X.Game | None] = (-1, None)
         self._sgf: tuple[int, bytes | None] = (-1, None)
 
@@ -128,11 +142,14 @@ class GameState:
         """The broadcast SGF: ``export`` of the records that arrived at or before ``upto``
         (the hall's clock); None before the header has."""
         recs = self.recs.upto(upto)
-        if not recs:
+        if not recs or self.verdict == P.FAILED:
             return None
         if self._sgf[0] != len(recs):
+            # The whole game with its proof: the SGF carries the board's record and HMAC, as
+            # the one ``tengen sync`` writes (``tengen verify`` checks it alone).
+            proof = self.proof if len(recs) == len(self.recs.records) else None
             try:
-                data = X.export(recs)["sgf"]
+                data = X.export(recs, proof=proof)["sgf"]
             except Exception as e:  # the exporter refuses them: no SGF, said once
                 log.warning("board %s game %d: no SGF: %s", self.board, self.game, e)
                 data = None
@@ -166,6 +183,7 @@ class Hall:
         delay: float = 0.0,
         pairings: dict | None = None,
         clock=time.time,
+        boards: dict | None = None,
     ):
         self.name = F.check_name(name, "hall")
         self.feed_dir = Path(feed_dir) if feed_dir is not None else None
@@ -178,6 +196,9 @@ class Hall:
         self.bad: dict[str, int] = {}
         self.bad_last: dict[str, str] = {}
         self.conflicts = 0
+        self.replaced = 0  # games whose records a verified proof replaced
+        self.refused = 0  # messages from a relay the board is not registered to
+        self.register = dict(boards or {})  # board -> {"relay", "key"} (hall_boards.read)
         self.replays_asked = 0
         self.pushes: list[dict] = []
         self.outbox: list[tuple[str, bytes, bool]] = []
@@ -192,21 +213,49 @@ class Hall:
         """One MQTT message: a board's snapshot or event, or a relay's status. Anything else,
         or a payload that does not parse, is counted as bad (logged once per kind)."""
         now = self.clock() if now is None else now
-        where = F.parse_topic(topic)
+        where = F.parse_topic_from(topic)
         if where is None or where[0] != self.name:
             self.bad_message("topic", "topic %r is not this hall's" % (topic,))
             return
-        _, board, leaf = where
+        _, board, leaf, relay = where
+        if board != F.RELAY and leaf in F.RELAY_LEAVES and not self._its_relay(board, relay):
+            self.refused += 1
+            self.bad_message(
+                "relay",
+                "%s: board %s is registered to relay %s, not %s"
+                % (topic, board, self.register[board]["relay"], relay),
+            )
+            return
         try:
             if board == F.RELAY:
                 self._relay(leaf, F.parse_relay(payload), now)
             elif leaf == F.STATE:
                 self._state(board, F.parse_state(payload), now)
+                if relay is not None:
+                    self._board(board).relay = relay  # the topic's, not what the payload says
             elif leaf == F.EVENTS:
                 self._event(board, F.parse_event(payload), now)
+            elif leaf == F.PROOF:
+                self._proof(board, F.parse_proof(payload), now)
             # the pairing and replay leaves are the hall's own words: nothing to learn there
         except F.FeedError as e:
             self.bad_message(leaf if board != F.RELAY else "relay", "%s: %s" % (topic, e))
+
+    def _its_relay(self, board: str, relay: str | None) -> bool:
+        # A registered relay: only it (a topic without a relay's user is no relay's);
+        # none registered: any relay.
+        want = self.register.get(board, {}).get("relay")
+        return want is None or relay == want
+
+    def key(self, board: str) -> bytes | None:
+        """The board's registered key, None if it has none."""
+        return self.register.get(board, {}).get("key")
+
+    def verdict(self, g: GameState) -> str:
+        """``hall_proof``'s VERIFIED, UNVERIFIED, PENDING or FAILED of a game now."""
+        if g.verdict in (P.VERIFIED, P.FAILED):
+            return g.verdict
+        return P.PENDING if self.key(g.board) is not None else P.UNVERIFIED
 
     def bad_message(self, kind: str, text: str) -> None:
         """Count a message that could not be used (shown on the arbiter's page)."""
@@ -237,6 +286,8 @@ class Hall:
             "since": was.get("since") if was.get("online") == obj["online"] else now,
         }
         for board in self.relays[relay]["boards"]:
+            if not self._its_relay(board, relay):
+                continue  # another relay's board: not this one's to claim
             b = self._board(board)
             if not b.relay:
                 b.relay = relay
@@ -338,6 +389,124 @@ class Hall:
                 "conflict",
                 "board %s game %d: record %d differs from the one had" % (board, ev["game"], seq),
             )
+
+    # ---- a finished game's proof ---------------------------------------------------------------
+
+    def _proof(self, board: str, obj: dict, now: float, keep: bool = True) -> None:
+        if obj["board"] != board:
+            raise F.FeedError("proof: board %r on %s's topic" % (obj["board"], board))
+        g = self._game(board, obj["game"])
+        data, mac = obj["data"], obj["hmac"]
+        if g.verdict == P.VERIFIED:
+            if g.proof is not None and g.proof[0] != data:
+                self.bad_message(
+                    "proof",
+                    "board %s game %d: another proof after a verified one" % (board, g.game),
+                )
+            return
+        status, recs, why = P.check(self.key(board), board, g.game, data, mac)
+        if status == P.FAILED:
+            g.verdict, g.why, g.proof = P.FAILED, why, None
+            self.bad_message("proof", "board %s game %d: FAILED: %s" % (board, g.game, why))
+            if keep:
+                self._keep_verdict(g, None)
+            self._unfeed(g)
+        elif status == P.UNVERIFIED:
+            # No key: nothing proven; the board's record goes into the SGF only if it is
+            # the records had (whoever checks it later, with the key, will know).
+            g.verdict = P.UNVERIFIED
+            if recs is not None and recs == g.recs.records:
+                g.proof = (data, mac or None)
+                g._sgf = (-1, None)
+                g.fed = 0
+        else:
+            g.verdict, g.why, g.proof = P.VERIFIED, "", (data, mac)
+            if recs != g.recs.records:
+                self._replace(g, recs, now)
+            if keep:
+                self._keep_verdict(g, data, mac)
+            g._sgf = (-1, None)
+            g.fed = 0
+            g.fed_sgf = None
+        self.pushes.append(
+            {"type": "verdict", "board": board, "game": g.game, "verified": self.verdict(g)}
+        )
+        self.dirty.add(board)
+
+    def _replace(self, g: GameState, recs: list, now: float) -> None:
+        # The board's own records win over what the events brought (a forged, dropped or
+        # reordered record): the game's records, incidents and kept lines are made again.
+        had = g.recs.records
+        n = P.differences(had, recs)
+        self.conflicts += 1
+        self.replaced += 1
+        self.bad_message(
+            "conflict",
+            "board %s game %d: %d record(s) differed from the board's verified record: "
+            "replaced by it" % (g.board, g.game, n),
+        )
+        times = g.recs.times
+        new = F.GameRecords()
+        for s, rec in enumerate(recs):
+            same = s < len(had) and had[s] == rec
+            new.records.append(rec)
+            new.times.append(times[s] if same else max(now, times[s] if s < len(times) else now))
+        g.recs = new
+        g._read = (-1, None)
+        g.behind = None
+        self.incidents = [
+            e for e in self.incidents if (e["board"], e["game"]) != (g.board, g.game)
+        ]
+        for s in range(len(recs)):
+            self._new_record(g, s, persist=False, push=False)
+        if self.feed_dir is not None:
+            lines = "".join(
+                _json_line(
+                    {
+                        "seq": s,
+                        "at": g.relay_at.get(s, 0),
+                        "received": g.recs.times[s],
+                        "rec": F.record_json(rec),
+                    }
+                )
+                + "\n"
+                for s, rec in enumerate(recs)
+            )
+            try:
+                self._folder(g.board).mkdir(parents=True, exist_ok=True)
+                write_atomic(self._folder(g.board) / ("%d.jsonl" % g.game), lines.encode())
+            except OSError as e:
+                self.bad_message(
+                    "store", "cannot rewrite board %s game %d: %s" % (g.board, g.game, e)
+                )
+
+    def _keep_verdict(self, g: GameState, data: bytes | None, mac: str = "") -> None:
+        # A verified proof kept (a restarted hall checks it again); a FAILED verdict too.
+        if self.feed_dir is None:
+            return
+        folder = self._folder(g.board)
+        proof, failed = folder / ("%d.proof" % g.game), folder / ("%d.failed" % g.game)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if data is None:
+                write_atomic(failed, (g.why + "\n").encode())
+            else:
+                body = {"data": base64.b64encode(data).decode(), "hmac": mac}
+                write_atomic(proof, _json_line(body).encode())
+                failed.unlink(missing_ok=True)
+        except OSError as e:
+            self.bad_message(
+                "store", "cannot keep board %s game %d's proof: %s" % (g.board, g.game, e)
+            )
+
+    def _unfeed(self, g: GameState) -> None:
+        # A FAILED game is not broadcast: its SGF leaves the feed folder.
+        g.fed_sgf = None
+        if self.feed_dir is not None:
+            try:
+                (self._folder(g.board) / ("%d.sgf" % g.game)).unlink(missing_ok=True)
+            except OSError:
+                pass
 
     # ---- a new record -------------------------------------------------------------------------
 
@@ -497,7 +666,7 @@ class Hall:
                     g.behind = None
                 elif now - g.behind[1] >= BEHIND_GRACE_S:
                     self._ask_replay(g, now, n)
-            if g.fed < n and self.feed_dir is not None:
+            if g.fed < n and self.feed_dir is not None and g.verdict != P.FAILED:
                 self._write_feed(g, now)
 
     def resync(self, now: float | None = None) -> None:
@@ -555,6 +724,7 @@ class Hall:
                 if not path.stem.isdigit() or int(path.stem) < 1:
                     continue
                 n += self._load_game(folder.name, int(path.stem), path)
+                self._load_verdict(folder.name, int(path.stem))
         for b in self.boards.values():
             b.since = None if b.online else self.clock()
         return n
@@ -582,12 +752,32 @@ class Hall:
         g.fed_sgf = None  # written again once: the file may be older than the records
         return len(g.recs.records)
 
+    def _load_verdict(self, board: str, game: int) -> None:
+        folder = self._folder(board)
+        g = self._game(board, game)
+        try:
+            obj = json.loads((folder / ("%d.proof" % game)).read_text(encoding="utf-8"))
+            data, mac = base64.b64decode(obj["data"]), str(obj["hmac"])
+        except (OSError, ValueError, KeyError, TypeError):
+            data = None
+        if data is not None:
+            self._proof(
+                board,
+                {"board": board, "game": game, "data": data, "hmac": mac},
+                self.clock(),
+                keep=False,
+            )
+        elif (folder / ("%d.failed" % game)).exists():
+            g.verdict = P.FAILED
+            g.why = (folder / ("%d.failed" % game)).read_text(errors="replace").strip()
+        self.pushes.clear()
+
     def feed_index(self, now: float | None = None) -> list[dict]:
         """Every game with a broadcast SGF now: board, game, names, moves, result, url."""
         now = self.clock() if now is None else now
         out = []
         for (board, game), g in sorted(self.games.items()):
-            if g.recs.upto(now - self.delay):
+            if g.verdict != P.FAILED and g.recs.upto(now - self.delay):
                 out.append(dict(self.game_json(g), sgf="/feed/%s/%d.sgf" % (board, game)))
         return out
 
@@ -660,6 +850,9 @@ class Hall:
             "phase": v.phase,
             "stones": self._stones(b),
             "records": len(g.recs.records) if g else 0,
+            "verified": self.verdict(g)
+            if g
+            else (P.PENDING if self.key(board) is not None else P.UNVERIFIED),
             "snapshot_at": snap.get("at"),
             "url": "/table/%s" % board,
         }
@@ -737,6 +930,8 @@ class Hall:
             "records": len(g.recs.records),
             "result": X.result_text(game) if game else None,
             "sgf": "/feed/%s/%d.sgf" % (g.board, g.game),
+            "verified": self.verdict(g),
+            "why": g.why,
         }
 
     def games_json(self) -> list[dict]:
@@ -786,6 +981,8 @@ class Hall:
             "kinds": dict(self.bad),
             "last": dict(self.bad_last),
             "conflicts": self.conflicts,
+            "replaced": self.replaced,
+            "refused": self.refused,
         }
 
     def relays_json(self) -> list[dict]:

@@ -20,6 +20,12 @@ published (paho would keep it in memory); the board is followed on. A relay kill
 killed, a board unplugged: the next connection carries on from the snapshot, and the only
 repeats are the messages in flight at the cut, which consumers drop by ``seq``.
 
+Once a game is finished and every record of it published, the follower publishes its proof
+(``feed.proof_payload``): the board's stored bytes of the game and the HMAC the board gave
+with them, which the hall checks with the board's key; a replay that reaches a finished
+game's end sends it again. The relay connects as its own MQTT user, ``relay-<id>``, and
+writes only topics that end with that user (the broker's ACL: ``host_tools/broker.py``).
+
 The relay also takes the hall's ``replay`` requests (that game again from that record, read
 from the journal) and ``pairing`` messages (the players' names written into the board's
 settings, so the next game's header has them). A payload that is not the hall's format is
@@ -95,6 +101,20 @@ def usb_and_virtual_ports() -> list[str]:
     return ports + [p for p in L.noted_ports() if p not in ports]
 
 
+def relay_identity(user: str | None, name: str | None) -> tuple[str, str]:
+    """``(relay id, MQTT user)`` from ``--user`` and ``--name`` (either may be None: the
+    user is ``relay-<id>``, the id the host's name if neither is given); ValueError."""
+    if user is None:
+        name = F.check_name(name or default_name(), "relay id")
+        return name, F.relay_user(name)
+    of = F.relay_of_user(user)
+    if of is None:
+        raise ValueError("--user %r: a relay's user is relay-<its id>" % (user,))
+    if name is not None and name != of:
+        raise ValueError("--user %s is relay %s's, not %s's" % (user, of, name))
+    return of, user
+
+
 def pairing_settings(pairing: dict, problems: list | None = None) -> dict:
     """The board's settings for a parsed pairing (``feed.parse_pairing``): its names, each
     made what ``firmware/settings.py`` takes (one line of at most TEXT_MAX characters: control
@@ -132,7 +152,7 @@ def _stderr(line: str) -> None:
 class Relay:
     """Follows the boards and publishes them to ``hall`` on the broker ``broker``
     (``"HOST:PORT"`` or ``(host, port)``), as ``user``/``password``, under the relay id
-    ``name``. ``ports``: the device paths to follow (a list, or a function returning one,
+    ``name`` (the user is ``relay-<name>``: either gives the other; given both, they agree). ``ports``: the device paths to follow (a list, or a function returning one,
     looked at every ``scan`` seconds); None: every Tengen board found. ``log(line)`` says
     what happens (default: stderr). ``start()``, then ``stop()``."""
 
@@ -140,7 +160,7 @@ class Relay:
         self,
         broker,
         hall: str,
-        user: str = "relay",
+        user: str | None = None,
         password: str | None = None,
         name: str | None = None,
         ports=None,
@@ -150,7 +170,7 @@ class Relay:
     ):
         self.host, self.port = parse_broker(broker) if isinstance(broker, str) else broker
         self.hall = F.check_name(hall, "hall")
-        self.name = F.check_name(name or default_name(), "relay id")
+        self.name, user = relay_identity(user, name)
         self.ports = ports
         self.scan = scan
         self.poll = poll
@@ -309,7 +329,7 @@ class Relay:
         return info.rc == mqtt.MQTT_ERR_SUCCESS
 
     def state_topic(self, board: str) -> str:
-        return F.topic(self.hall, board, F.STATE)
+        return F.topic(self.hall, board, F.STATE, self.name)
 
     def snapshot(self, board: str, online: bool, cursor, state) -> bytes:
         game, seq = cursor if cursor is not None else (0, -1)
@@ -464,10 +484,11 @@ class Copy:
     """What a follower has read of one game: its bytes, their CRC, whether they are final
     (the game finished when they were read), the records."""
 
-    __slots__ = ("data", "crc", "final", "recs")
+    __slots__ = ("data", "crc", "final", "recs", "mac")
 
-    def __init__(self, data=b"", crc=None, final=False, recs=()):
+    def __init__(self, data=b"", crc=None, final=False, recs=(), mac=None):
         self.data, self.crc, self.final, self.recs = data, crc, final, list(recs)
+        self.mac = mac  # the board's HMAC (hex) of ``data``
 
 
 class Follower(threading.Thread):
@@ -487,7 +508,9 @@ class Follower(threading.Thread):
         self.copies: dict[int, Copy] = {}
         self.state: dict | None = None
         self.shown = None  # what the last snapshot published showed
-        self.events_topic = F.topic(relay.hall, board, F.EVENTS)
+        self.events_topic = F.topic(relay.hall, board, F.EVENTS, relay.name)
+        self.proof_topic = F.topic(relay.hall, board, F.PROOF, relay.name)
+        self.proved: set = set()  # finished games whose proof was published
         self.state_topic = relay.state_topic(board)
 
     # ---- the link -------------------------------------------------------------------------
@@ -551,7 +574,7 @@ class Follower(threading.Thread):
         have = c.data if c is not None else b""
         for _ in range(2):
             try:
-                got, crc, _, _ = S.read_from(self.link, no, len(have), CHUNK)
+                got, crc, mac, _ = S.read_from(self.link, no, len(have), CHUNK)
             except L.LinkError as e:
                 if e.code != "bad_value" or not have:
                     raise
@@ -567,8 +590,20 @@ class Follower(threading.Thread):
             recs = S.decode(whole)
         else:
             recs = c.recs
-        self.copies[no] = Copy(whole, crc, finished, recs)
+        self.copies[no] = Copy(whole, crc, finished, recs, mac)
         return recs
+
+    def prove(self, no: int) -> bool:
+        """Publish game ``no``'s proof (its bytes and the board's HMAC) if it was read
+        finished; False if it could not be sent."""
+        c = self.copies.get(no)
+        if c is None or not c.final:
+            return True
+        payload = F.proof_payload(self.board, no, c.data, c.mac)
+        if not self.relay.send(self.proof_topic, payload):
+            return False
+        self.proved.add(no)
+        return True
 
     # ---- the broker -----------------------------------------------------------------------
 
@@ -615,6 +650,10 @@ class Follower(threading.Thread):
                     return sent
                 self.cursor = (no, seq)
                 sent += 1
+            if no not in self.proved and self.cursor == (no, len(recs) - 1):
+                if not self.prove(no):
+                    self.snap()
+                    return sent
         for no in [n for n in self.copies if n < self.cursor[0]]:
             del self.copies[no]  # published: a replay reads it again
         self.snap()
@@ -649,6 +688,7 @@ class Follower(threading.Thread):
                 self.events_topic, F.event_payload(self.board, game, seq, recs[seq], at)
             ):
                 return
+        self.prove(game)  # the end of a finished game: its proof again
 
     def _finished(self, game: int) -> bool:
         for g in self.games(game):
@@ -778,7 +818,7 @@ class Follower(threading.Thread):
 def run(
     broker: str,
     hall: str,
-    user: str = "relay",
+    user: str | None = None,
     password: str | None = None,
     name: str | None = None,
     ports: list[str] | None = None,
@@ -819,7 +859,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--broker", required=True, help="the hall's broker, HOST:PORT")
     ap.add_argument("--hall", required=True, help="the hall's name")
-    ap.add_argument("--user", default="relay")
+    ap.add_argument("--user", help="the broker's user (default: relay-<id>)")
     ap.add_argument("--password", default=os.environ.get("TENGEN_MQTT_PASSWORD"))
     ap.add_argument("--name", help="this relay's id (default: the host's name)")
     ap.add_argument("--port", action="append", help="a board's port (default: find them)")

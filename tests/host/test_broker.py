@@ -64,35 +64,65 @@ def _until(cond, timeout=5.0):
 
 def test_only_the_relay_publishes_the_boards_and_anonymous_is_refused(tmp_path):
     with Broker(tmp_path / "broker", "club") as b:
-        hall = Client(b, "hall", subscribe=F.subscription("club"))
-        relay = Client(b, "relay")
+        hall = Client(b, "hall", subscribe="tengen/club/#")
+        relay = Client(b, "relay-r1")
         public = Client(b, "public")
-        state = F.state_payload("v1", "pc-1", True, 1, 0, -1, None)
-        public.publish(F.topic("club", "v1", F.STATE), b"forged", retain=True)
-        relay.publish(F.topic("club", "v1", F.STATE), state, retain=True)
-        relay.publish("tengen/club2/v1/state", b"x")  # another hall's: not the relay's to write
+        state = F.state_payload("v1", "r1", True, 1, 0, -1, None)
+        public.publish(F.topic("club", "v1", F.STATE, "r1"), b"forged", retain=True)
+        public.publish("tengen/club/v1/state/public", b"forged", retain=True)
+        relay.publish(F.topic("club", "v1", F.STATE, "r1"), state, retain=True)
+        relay.publish("tengen/club2/v1/state/relay-r1", b"x")  # another hall's: not its own
         assert _until(lambda: hall.got)
         time.sleep(0.3)  # what else would have come by now
         assert [g[1] for g in hall.got] == [state]  # not the public's, not another hall's
         anon = Client(b, None)
-        wrong = Client(b, "relay", "not-the-password")
-        assert anon.refused and wrong.refused and hall.refused is None
-        for c in (hall, relay, public, anon, wrong):
+        wrong = Client(b, "relay-r1", "not-the-password")
+        shared = Client(b, "relay", "relay")  # the one user every relay shared: no more
+        assert anon.refused and wrong.refused and shared.refused and hall.refused is None
+        for c in (hall, relay, public, anon, wrong, shared):
+            c.close()
+
+
+def test_a_relay_writes_only_under_its_own_name(tmp_path):
+    """Relay r1's credentials: nothing for relay r2's boards, no pairing, no replay request,
+    no other relay's status, and none of r2's snapshots read."""
+    with Broker(tmp_path / "broker", "club") as b:
+        hall = Client(b, "hall", subscribe="tengen/club/#")
+        r1 = Client(b, "relay-r1", subscribe="tengen/club/#")
+        r2 = Client(b, "relay-r2")
+        mine = F.state_payload("v1", "r2", True, 1, 0, -1, None)
+        r2.publish(F.topic("club", "v2", F.STATE, "r2"), mine, retain=True)
+        forged = F.state_payload("v2", "r2", True, 2, 0, -1, None)
+        r1.publish(F.topic("club", "v2", F.STATE, "r2"), forged, retain=True)
+        r1.publish(F.topic("club", "v2", F.EVENTS, "r2"), b"forged")
+        r1.publish(F.topic("club", "v2", F.PROOF, "r2"), b"forged")
+        r1.publish(F.topic("club", "v2", F.PAIRING), F.pairing_payload({"black": "X"}), True)
+        r1.publish(F.topic("club", "v2", F.REPLAY), F.replay_payload(1, 0))
+        r1.publish(F.relay_topic("club", "r2"), F.relay_payload("r2", False), True)
+        r1.publish(F.topic("club", "v1", F.STATE), b"no relay's", retain=True)
+        ok = F.state_payload("v1", "r1", True, 3, 0, -1, None)
+        r1.publish(F.topic("club", "v1", F.STATE, "r1"), ok, retain=True)
+        assert _until(lambda: any(g[1] == ok for g in hall.got))
+        time.sleep(0.3)
+        assert [g[1] for g in hall.got] == [mine, ok]
+        assert not any(g[1] == mine for g in r1.got)  # r2's snapshot: not r1's to read
+        pairing = F.pairing_payload({"black": "A"})
+        hall.publish(F.topic("club", "v1", F.PAIRING), pairing, retain=True)
+        assert _until(lambda: any(g[1] == pairing for g in r1.got))  # the hall's: read
+        for c in (hall, r1, r2):
             c.close()
 
 
 def test_retained_snapshots_and_queued_events_outlive_a_restart(tmp_path):
     b = Broker(tmp_path / "broker", "club").start()
     try:
-        hall = Client(
-            b, "hall", client_id="hall-club", clean=False, subscribe=F.subscription("club")
-        )
+        hall = Client(b, "hall", client_id="hall-club", clean=False, subscribe="tengen/club/#")
         hall.close()  # the hall is away: QoS 1 events wait for its session
-        relay = Client(b, "relay")
-        state = F.state_payload("v1", "pc-1", True, 1, 1, 0, None)
+        relay = Client(b, "relay-r1")
+        state = F.state_payload("v1", "r1", True, 1, 1, 0, None)
         event = F.event_payload("v1", 1, 0, (1, {"kind": 0, "size": 9}), 1)
-        relay.publish(F.topic("club", "v1", F.STATE), state, retain=True)
-        relay.publish(F.topic("club", "v1", F.EVENTS), event)
+        relay.publish(F.topic("club", "v1", F.STATE, "r1"), state, retain=True)
+        relay.publish(F.topic("club", "v1", F.EVENTS, "r1"), event)
         relay.close()
         b.restart(kill=False)  # SIGTERM: mosquitto saves what it keeps
         back = Client(b, "hall", client_id="hall-club", clean=False)
@@ -132,7 +162,8 @@ def test_the_public_reads_only_the_halls_delayed_copy(tmp_path):
 
 def test_the_acl_names_the_hall():
     text = acl_text("club")
-    assert "topic readwrite tengen/club/#" in text
+    assert "pattern write tengen/club/+/events/%u" in text
     assert "topic write tengen/club/+/pairing" in text
+    assert "tengen/club/#" not in text.split("user hall")[0]  # no relay writes the hall
     with pytest.raises(ValueError):
         acl_text("bad/hall")

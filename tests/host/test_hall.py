@@ -357,7 +357,7 @@ def wait_for(what, timeout=20.0, every=0.05, say="a condition"):
 
 
 class RelayClient:
-    """A paho client as ``tengen relay`` is to the broker (user relay): publishes snapshots
+    """A paho client as ``tengen relay`` is to the broker (user relay-<name>): publishes snapshots
     and events, and keeps what the hall says to the boards (pairings, replay requests)."""
 
     def __init__(self, port, hall=HALL, name="r1"):
@@ -367,7 +367,7 @@ class RelayClient:
         self.name = name
         self.said: list[tuple[str, bytes]] = []
         self.c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="test-relay-%s" % name)
-        self.c.username_pw_set("relay", "relay")
+        self.c.username_pw_set(F.relay_user(name), F.relay_user(name))
         self.c.on_message = lambda c, u, m: self.said.append((m.topic, bytes(m.payload)))
         self.c.will_set(F.relay_topic(hall, name), F.relay_payload(name, False), 1, True)
         self.c.connect("127.0.0.1", port)
@@ -388,14 +388,14 @@ class RelayClient:
 
     def state(self, board, game, seq, body, online=True):
         self._pub(
-            F.topic(self.hall, board, F.STATE),
+            F.topic(self.hall, board, F.STATE, self.name),
             F.state_payload(board, self.name, online, int(time.time() * 1000), game, seq, body),
             True,
         )
 
     def event(self, board, game, seq, rec):
         self._pub(
-            F.topic(self.hall, board, F.EVENTS),
+            F.topic(self.hall, board, F.EVENTS, self.name),
             F.event_payload(board, game, seq, rec, int(time.time() * 1000)),
         )
 
@@ -569,7 +569,7 @@ def test_the_hall_process_end_to_end(tmp_path):
         for page in ("", "table/" + BOARD, "static/hall.js"):
             assert get(url + page, json_out=False)[0] == 200
         assert get(url + "arbiter", json_out=False, auth=ARBITER)[0] == 200
-        relay.raw(F.topic(HALL, BOARD, F.EVENTS), b"nonsense")
+        relay.raw(F.topic(HALL, BOARD, F.EVENTS, relay.name), b"nonsense")
         wait_for(
             lambda: get(url + "api/status", auth=ARBITER)[1]["bad"]["total"] == 1,
             say="a bad count",

@@ -157,18 +157,18 @@ def test_tengen_broker_writes_the_halls_configuration(tmp_path):
     r = runner.invoke(
         app,
         ["broker", "--hall", "cup", "--folder", str(folder), "--port", "1884"]
-        + ["--password-relay", "r-secret", "--password-hall", "h-secret"],
+        + ["--relay", "east=r-secret", "--relay", "west", "--password-hall", "h-secret"],
     )
     assert r.exit_code == 0, r.output
     conf = (folder / "mosquitto.conf").read_text()
     assert "listener 1884 0.0.0.0" in conf and "allow_anonymous false" in conf
-    assert "user relay" in (folder / "acl").read_text()
+    assert "pattern write tengen/cup/+/events/%u" in (folder / "acl").read_text()
     users = [line.split(":")[0] for line in (folder / "passwd").read_text().split()]
-    assert users == ["relay", "hall", "public"]
+    assert users == ["hall", "public", "relay-east", "relay-west"]  # one user per relay
     assert "r-secret" not in (folder / "passwd").read_text()  # hashed
-    # The one password not given is made up and printed once; the given ones never.
+    # The passwords not given are made up and printed once; the given ones never.
     made = [line.split() for line in r.output.splitlines() if line.startswith("  ")]
-    assert [m[0] for m in made] == ["public"] and len(made[0][1]) >= 12
+    assert [m[0] for m in made] == ["public", "relay-west"] and len(made[0][1]) >= 12
     assert "r-secret" not in r.output and "h-secret" not in r.output
     assert "mosquitto -c %s" % (folder / "mosquitto.conf") in r.output
 

@@ -86,7 +86,7 @@ def env(tmp_path, monkeypatch):
 
 @pytest.fixture
 def broker(tmp_path):
-    b = Broker(tmp_path / "broker", HALL).start()
+    b = Broker(tmp_path / "broker", HALL, relays=("r1", "r2", "inproc")).start()
     yield b
     b.stop()
 
@@ -160,6 +160,7 @@ class Consumer:
         self.states: dict = {}
         self.relays: dict = {}
         self.firsts: dict = {}  # (board, game) -> the first event's payload as parsed
+        self.proofs: dict = {}  # (board, game) -> the relay's proof (feed.parse_proof)
         self.counts = {"new": 0, "repeats": 0, "gaps": 0, "conflicts": 0, "replays": 0}
         self.asked: dict = {}  # (board, game) -> (seq, when) of the last replay asked
         self.lock = threading.Lock()
@@ -183,6 +184,7 @@ class Consumer:
                 [
                     (F.subscription(HALL, F.EVENTS), 1),
                     (F.subscription(HALL, F.STATE), 1),
+                    (F.subscription(HALL, F.PROOF), 1),
                     ("%s/%s/%s/+" % (F.ROOT, HALL, F.RELAY), 1),
                 ]
             )
@@ -199,6 +201,9 @@ class Consumer:
                 got = self.games.get((where[1], snap["game"]))
                 if snap["seq"] >= 0 and (got is None or len(got.records) <= snap["seq"]):
                     self._ask(where[1], snap["game"], len(got.records) if got else 0)
+            elif where[2] == F.PROOF:
+                proof = F.parse_proof(msg.payload)
+                self.proofs[(proof["board"], proof["game"])] = proof
             elif where[2] == F.EVENTS:
                 ev = F.parse_event(msg.payload)
                 key = (ev["board"], ev["game"])
@@ -261,7 +266,7 @@ class RelayProc:
             args += ["--port", p]
         self.proc = subprocess.Popen(
             args,
-            env=dict(env, TENGEN_MQTT_PASSWORD="relay"),
+            env=dict(env, TENGEN_MQTT_PASSWORD=F.relay_user(name)),  # the test broker's
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -304,14 +309,22 @@ def in_process_relay(broker, ports, lines):
     from host_tools.relay import Relay
 
     return Relay(
-        ("127.0.0.1", broker.port), HALL, "relay", "relay", "inproc", ports, 0.3, log=lines.append
+        ("127.0.0.1", broker.port),
+        HALL,
+        None,
+        F.relay_user("inproc"),
+        "inproc",
+        ports,
+        0.3,
+        log=lines.append,
     ).start()
 
 
 def assert_same_as_synced(consumer, board_id, port, dest, env, games=(1,)):
     """``tengen sync`` brings the board's games home into ``dest``; each of ``games`` as
     the consumer has it from the hall's topics is the synced game record for record, and its
-    SGF (``host_tools.export``, as the hall writes it) is the synced .sgf byte for byte."""
+    SGF (``host_tools.export`` with the board's bytes and HMAC the relay forwarded, as the
+    hall writes it) is the synced .sgf byte for byte."""
     r = subprocess.run(
         [str(TENGEN), "sync", "--port", port, "--dest", str(dest)],
         capture_output=True,
@@ -326,11 +339,11 @@ def assert_same_as_synced(consumer, board_id, port, dest, env, games=(1,)):
         synced = S.decode(bin_file.read_bytes())
         got = consumer.records(board_id, game)
         assert got == synced, "game %d: %d records here, %d synced" % (game, len(got), len(synced))
-        # The synced SGF also carries the board's record and HMAC (TG): the hall's, from the
-        # same records and the same proof, is the same file byte for byte.
-        mac = json.loads(bin_file.with_suffix(".json").read_text()).get("hmac")
-        proof = (bin_file.read_bytes(), mac)
-        assert X.export(got, proof=proof)["sgf"] == bin_file.with_suffix(".sgf").read_bytes()
+        until(lambda g=game: (board_id, g) in consumer.proofs, what="game %d's proof" % game)
+        proof = consumer.proofs[(board_id, game)]
+        assert proof["data"] == bin_file.read_bytes()  # the board's bytes, as sync has them
+        want = bin_file.with_suffix(".sgf").read_bytes()
+        assert X.export(got, proof=(proof["data"], proof["hmac"] or None))["sgf"] == want
 
 
 def moves_of(recs):
