@@ -220,12 +220,21 @@ class HallServer:
         loaded = []
         recent = time.time() - self.hall.delay - RESTART_COVER_S
         for (board, game), g in self.hall.games.items():
-            topic = F.topic(self.hall.name, board, F.EVENTS)
+            # Under the relay's user, as it came: the register's relay, else the board's last.
+            relay = self.hall.register.get(board, {}).get("relay")
+            if relay is None and board in self.hall.boards:
+                relay = self.hall.boards[board].relay or None
+            topic = F.topic(self.hall.name, board, F.EVENTS, relay)
+            came = 0.0
             for seq, rec in enumerate(g.recs.records):
                 at = g.relay_at.get(seq, 0)
                 payload = F.event_payload(board, game, seq, rec, at)
                 came = g.recs.times[seq]
                 loaded.append((came, topic, payload, came > recent))
+            if g.proof is not None:  # the verdict too, with the game's last record
+                payload = F.proof_payload(board, game, g.proof[0], g.proof[1])
+                proof_topic = F.topic(self.hall.name, board, F.PROOF, relay)
+                loaded.append((came, proof_topic, payload, came > recent))
         loaded.sort(key=lambda m: m[0])
         self.pending.extendleft(reversed(loaded))
         self._release(time.time())

@@ -141,13 +141,16 @@ def test_the_public_reads_only_the_halls_delayed_copy(tmp_path):
     # republishes under _public/ is, and no relay can write there.
     with Broker(tmp_path / "broker", "club") as b:
         public = Client(b, "public", subscribe="tengen/#")
-        relay = Client(b, "relay")
+        relay = Client(b, "relay-r1")
         hall = Client(b, "hall")
-        state = F.state_payload("v1", "pc-1", True, 1, 0, -1, None)
-        relay.publish(F.topic("club", "v1", F.STATE), state, retain=True)
-        relay.publish(F.topic("club", "v1", F.EVENTS), b"live")
-        relay.publish(F.relay_topic("club", "pc-1"), b"live", retain=True)
-        relay.publish("tengen/club/_public/v1/events", b"forged")
+        state = F.state_payload("v1", "r1", True, 1, 0, -1, None)
+        relay.publish(F.topic("club", "v1", F.STATE, "r1"), state, retain=True)
+        relay.publish(F.topic("club", "v1", F.EVENTS, "r1"), b"live")
+        relay.publish(F.relay_topic("club", "r1"), b"live", retain=True)
+        relay.publish("tengen/club/_public/v1/events/relay-r1", b"forged")
+        # A board named _public: the relay's own pattern would let it write here.
+        relay.publish("tengen/club/_public/events/relay-r1", b"forged")
+        relay.publish("tengen/club/_public/state/relay-r1", b"forged", retain=True)
         hall.publish("tengen/club/_public/v1/state", state, retain=True)
         assert _until(lambda: public.got)
         time.sleep(0.3)  # what else would have come by now

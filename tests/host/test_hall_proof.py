@@ -18,7 +18,7 @@ from firmware.store import records as R
 from host_tools import feed as F
 from host_tools import hall_proof as P
 from tests.host import test_relay as TR
-from tests.host.test_hall import get, start_hall, stop_hall
+from tests.host.test_hall import ARBITER, get, start_hall, stop_hall
 from tests.host.test_hall_browser import feed_sgf
 from tests.host.test_relay import (
     HALL,
@@ -94,7 +94,10 @@ def test_a_forged_record_loses_to_the_boards_proof(tmp_path, env, broker):
         had = _game(url, vb.board_id)
         assert had["records"][k]["rec"]["point"] == forged[k][3]  # first wins, for now
         assert had["verified"] == P.PENDING
-        until(lambda: get(url + "api/status")[1]["bad"]["refused"] >= 1, what="r2 refused")
+        until(
+            lambda: get(url + "api/status", auth=ARBITER)[1]["bad"]["refused"] >= 1,
+            what="r2 refused",
+        )
 
         relay = RelayProc(broker, env, ports=[vb.link], name="r1")
         relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
@@ -120,7 +123,7 @@ def test_a_forged_record_loses_to_the_boards_proof(tmp_path, env, broker):
         until(lambda: feed_sgf(url, vb.board_id, 1) == synced, what="the feed is the board's")
         game = _game(url, vb.board_id)
         assert game["records"][k]["rec"]["point"] == real[k][3]
-        status = get(url + "api/status")[1]
+        status = get(url + "api/status", auth=ARBITER)[1]
         assert status["bad"]["replaced"] == 1 and status["bad"]["conflicts"] >= 1
         index = get(url + "feed/?json")[1]["games"]
         entry = next(e for e in index if e["board"] == vb.board_id and e["game"] == 1)

@@ -204,9 +204,9 @@ def test_every_public_surface_is_exactly_the_delay_behind(tmp_path):
         # The public MQTT copy is the relay's own payloads, on the public topics only.
         topics = {topic for _, topic, _ in public.got}
         assert topics <= {
-            "tengen/%s/_public/%s/state" % (HALL, BOARD),
-            "tengen/%s/_public/%s/events" % (HALL, BOARD),
-            "tengen/%s/_public/_relay/r1" % HALL,
+            "tengen/%s/_public/%s/state/relay-r1" % (HALL, BOARD),
+            "tengen/%s/_public/%s/events/relay-r1" % (HALL, BOARD),
+            "tengen/%s/_public/_relay/relay-r1" % HALL,
         }, topics
         assert [ev["seq"] for _, _, ev in public.events()] == [0, 1]
         # A public page's first message shows the past too, and nothing of the arbiter's.
