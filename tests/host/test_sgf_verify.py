@@ -37,6 +37,7 @@ from host_tools import sync as S
 from host_tools import verify as V
 from host_tools.cli import app
 from tests.host.test_sync import MICROPYTHON, Board
+from tests.host.test_verify import _lines
 
 ROOT = Path(__file__).resolve().parents[2]
 BOARD = "stdio"  # the stdio board's id, in every header
@@ -131,18 +132,6 @@ def synced(tmp_path_factory):
         }
     assert sorted(out) == [1, 2, 3, 4, 5]
     return dest, out
-
-
-def _lines(r):
-    """{file: its verdict} from verify's output, one line a file; no traceback."""
-    assert "Traceback" not in r.output, r.output[-3000:]
-    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
-    out = {}
-    for line in r.stdout.splitlines():
-        name, _, verdict = line.partition(": ")
-        assert name not in out, line
-        out[name] = verdict
-    return out
 
 
 def _alone(folder, name, data):
@@ -498,21 +487,11 @@ def test_bad_proofs_are_failed_lines(synced, tmp_path):
 # -- viewers ------------------------------------------------------------------------------------
 
 
-_SABAKI = """
-const sgf = require(process.argv[process.argv.length - 1]);
-const [root] = sgf.parse(require('fs').readFileSync(0, 'utf8'));
-const out = {root: root.data, moves: []};
-for (let node = root.children[0]; node; node = node.children[0])
-  out.moves.push(node.data);
-console.log(JSON.stringify(out));
-"""
-
-
 def test_viewers_read_the_same_game(synced, tmp_path):
     """The private property (SGF FF[4] §2.2.4: two capital letters, no standard one's) is
     kept or skipped by readers as §2.2.3 asks: @sabaki/sgf keeps it as an unknown property,
     GNU Go loads the same position with and without it."""
-    from tests.host.test_export import _sabaki_module
+    from tests.host.test_export import _SABAKI, _sabaki_module
     from tests.host.test_gtp_match import find_gnugo
 
     _, games = synced
