@@ -52,6 +52,7 @@ VIPER = "viper"
 # one; tests/host/test_image_alignment.py checks the list against the sources.
 MODULES = (
     "firmware.app",
+    "firmware.clock.checkpoint",
     "firmware.clock.clock",
     "firmware.clock.cues",
     "firmware.hal.rp2040",
