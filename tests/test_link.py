@@ -1253,7 +1253,7 @@ def test_a_nearly_full_heap_still_answers_every_request_with_its_id():
 
     if gc.mem_free() + gc.mem_alloc() > 1 << 20:
         # Every collection sweeps the whole heap: in mp_run's 64 MB, minutes.
-        skip("in a heap of at most 1 MB: tests/host/test_link_fuzz.py runs it in 320 KB")
+        skip("in a heap of at most 1 MB: tests/host/test_link_fuzz.py runs it in 384 KB")
     holder = _Holder(dict(S.DEFAULTS))
     sink = bytearray(1024)
     size = [0]

@@ -5,14 +5,15 @@ in a bounded heap (``-X heapsize``):
   through ``Match``: no exception, one reply per line, each strict UTF-8 JSON with its line's id,
   never ``internal``, the clock exact (4 MB: the simulated grid and a 512 KB RAM flash);
 - 30,000 ``settings`` requests (new and oversized keys, oversized values, invalid UTF-8, lines
-  too long, valid changes in between) in a 320 KB heap: every reply with its id, none
+  too long, valid changes in between) in a 384 KB heap: every reply with its id, none
   ``internal``, the heap as it was after the first 200 (within 4 KB);
 - requests answered in a heap filled but for 0 to 64 KB: the right reply or ``no_memory``,
   always with the request's id.
 
-The 320 KB hold the test and the firmware compiled from source, which the unix port does in
+The 384 KB hold the test and the firmware compiled from source, which the unix port does in
 the same heap (on the board the modules are frozen: nothing is compiled); at 256 KB the
-compile alone failed in some checkouts (a longer path, a larger parse of ``server.py``).
+compile alone failed in some checkouts (a longer path, a larger parse of ``server.py``), and at
+320 KB once ``server.py`` signed its commands (CI's 150-character clone path).
 """
 
 import json
@@ -53,11 +54,11 @@ def test_link_fuzz_100k_lines_on_micropython():
 
 
 def test_settings_flood_30k_requests_in_a_small_heap():
-    _run("320k", "settings_flood", TENGEN_LINK_FLOOD="30000")
+    _run("384k", "settings_flood", TENGEN_LINK_FLOOD="30000")
 
 
 def test_requests_in_a_nearly_full_heap_keep_their_id():
-    _run("320k", "nearly_full_heap")
+    _run("384k", "nearly_full_heap")
 
 
 def test_the_stand_in_board_bounds_its_lines_as_serve_does(tmp_path):
