@@ -246,22 +246,29 @@ def _int(obj, key, what, lo=0):
     return v
 
 
-def event_payload(board: str, game: int, seq: int, rec, at_ms: int) -> bytes:
-    """The ``events`` message of record ``seq`` of game ``game``."""
-    return _dumps(
-        {
-            "v": VERSION,
-            "board": board,
-            "game": game,
-            "seq": seq,
-            "at": at_ms,
-            "rec": record_json(rec),
-        }
-    )
+def event_payload(
+    board: str, game: int, seq: int, rec, at_ms: int, raw: bytes | None = None, mac=None
+) -> bytes:
+    """The ``events`` message of record ``seq`` of game ``game``; with ``raw`` the record's
+    stored bytes (a live game's, from the end of the record before: record 0's begin with the
+    file's magic) and, on the last record of a read, ``mac`` the board's HMAC (hex) of the
+    game's bytes through it (``host_tools/hall_proof.py``'s ``Chain`` proves them)."""
+    obj = {"v": VERSION, "board": board, "game": game, "seq": seq, "at": at_ms}
+    obj["rec"] = record_json(rec)
+    if raw is not None:
+        obj["raw"] = base64.b64encode(bytes(raw)).decode()
+        if mac:
+            obj["mac"] = mac
+    return _dumps(obj)
+
+
+RAW_MAX = 1 << 17  # base64 of one record's bytes: a record is at most 64 KiB
+_MAC = re.compile(r"^[0-9a-f]{64}$")
 
 
 def parse_event(payload) -> dict:
-    """An ``events`` message as ``{board, game, seq, at, rec}`` (``rec`` decoded); FeedError."""
+    """An ``events`` message as ``{board, game, seq, at, rec, raw, mac}`` (``rec`` decoded,
+    ``raw`` bytes or None, ``mac`` hex or None); FeedError."""
     obj = _loads(payload, "event")
     if not board_ok(obj.get("board")):
         raise FeedError("event: board id %r" % (obj.get("board"),))
@@ -271,7 +278,25 @@ def parse_event(payload) -> dict:
     rec = record_from_json(obj.get("rec"))
     if (seq == 0) != (rec[0] == R.HEADER):
         raise FeedError("event: record 0, and only it, is the header")
-    return {"board": obj["board"], "game": game, "seq": seq, "at": at, "rec": rec}
+    raw, mac = obj.get("raw"), obj.get("mac")
+    if raw is not None:
+        if not isinstance(raw, str) or len(raw) > RAW_MAX:
+            raise FeedError("event: raw is the record's bytes in base64")
+        try:
+            raw = base64.b64decode(raw, validate=True)
+        except (ValueError, binascii.Error):
+            raise FeedError("event: raw is not base64") from None
+    if mac is not None and (raw is None or not isinstance(mac, str) or not _MAC.match(mac)):
+        raise FeedError("event: mac is 64 hex digits, beside raw")
+    return {
+        "board": obj["board"],
+        "game": game,
+        "seq": seq,
+        "at": at,
+        "rec": rec,
+        "raw": raw,
+        "mac": mac,
+    }
 
 
 def proof_payload(board: str, game: int, data: bytes, mac_hex: str | None) -> bytes:

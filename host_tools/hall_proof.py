@@ -14,10 +14,22 @@ Start reading at ``check``. A game is:
 
 The hall compares the verified records with those the events brought: any difference (a
 forged, dropped or reordered record) is a conflict the verified records win.
+
+While a game is played, ``Chain`` proves its records one read at a time: the relay sends each
+record with its stored bytes (the live file's, from the end of the record before), and the
+last record of each read of the board with the board's HMAC of the game's bytes through it
+(``get`` gives it). A MAC over every byte from the file's start proves the whole prefix: no
+record in it can be dropped, replaced or reordered without the MAC failing, and a relay can
+hold records back (a delay) but never alter them. Records wait in the chain until a MAC
+covers them; only proven ones reach the hall's records.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
+from firmware.store import records as R
 from host_tools import feed as F
 from host_tools import sync as S
 from host_tools import verify as V
@@ -70,3 +82,98 @@ def differences(had: list, recs: list) -> int:
     """How many records differ between those the events brought and the verified ones."""
     n = max(len(had), len(recs))
     return sum(1 for s in range(n) if s >= len(had) or s >= len(recs) or had[s] != recs[s])
+
+
+PROVEN = "proven"  # records now proven (and those the chain had proven before)
+HELD = "held"  # kept until a MAC covers it (or the gap before it is filled)
+FORGED = "forged"  # a MAC that does not hold, or bytes that are not the records: dropped
+HOLD_MAX = 4096  # records a chain holds unproven
+
+
+class Chain:
+    """A live game's records proven by the board's MACs of its bytes (the module's text).
+    ``count`` records and ``size`` bytes proven; ``data`` the proven bytes (kept by the hall,
+    so that a restarted hall goes on from them)."""
+
+    def __init__(self, key: bytes, data: bytes = b"", count: int = 0):
+        self._mac = hmac.new(key, digestmod=hashlib.sha256)
+        self.data = bytearray()
+        self.count = 0
+        self.held: dict = {}  # seq -> (rec, raw bytes or None, mac hex or None)
+        self.why = ""  # why the last offer was FORGED
+        self._take(bytes(data), count)  # proven before (the hall's own copy)
+
+    def _take(self, raw: bytes, n: int) -> None:
+        self._mac.update(raw)
+        self.data += raw
+        self.count += n
+
+    def missing(self) -> int | None:
+        """The first record to ask the relay for again: records are held past it (a gap, or
+        records no MAC came for); None if nothing waits."""
+        return self.count if self.held else None
+
+    def offer(self, seq: int, rec, raw: bytes | None, mac: str | None) -> tuple[str, list]:
+        """Record ``seq`` (``seq`` >= ``count``) as an event brought it: ``(PROVEN, [(seq,
+        rec), ...])`` the records it proved, in order; ``(HELD, [])``; ``(FORGED, [])`` with
+        ``why`` (the records it would have proved are dropped: the caller asks again)."""
+        if len(self.held) >= HOLD_MAX and seq not in self.held:
+            return HELD, []
+        self.held[seq] = (rec, raw, mac)
+        out: list = []
+        s, buf, first = self.count, bytearray(), self.count
+        while s in self.held:
+            r, raw, m = self.held[s]
+            if raw is None:
+                break  # no bytes (a packed game's record): only the game's proof tells
+            buf += raw
+            if m:
+                c = self._mac.copy()
+                c.update(buf)
+                want = [self.held[k][0] for k in range(first, s + 1)]
+                why = ""
+                if not hmac.compare_digest(c.hexdigest(), m.lower()):
+                    why = "records %d-%d: the board's MAC does not hold" % (first, s)
+                else:
+                    try:
+                        got = decode_from(bytes(self.data[-4:]), bytes(buf))
+                    except ValueError as e:
+                        got, why = None, "records %d-%d: %s" % (first, s, e)
+                    if got is not None and got != want:
+                        why = "records %d-%d differ from the board's bytes" % (first, s)
+                if why:
+                    for k in range(first, s + 1):
+                        self.held.pop(k, None)
+                    self.why = why
+                    return FORGED, out
+                self._take(bytes(buf), len(want))
+                out.extend((k, self.held.pop(k)[0]) for k in range(first, s + 1))
+                buf, first = bytearray(), s + 1
+            s += 1
+        return (PROVEN if out else HELD), out
+
+
+def decode_from(before: bytes, raw: bytes) -> list:
+    """The records of ``raw``: a live file's bytes that follow ``before`` (its last 4 bytes
+    seed the first record's chained CRC; empty: ``raw`` is the file's start, its magic
+    first), each record whole, nothing between them; ValueError otherwise. The records as the
+    hall keeps them (``feed``'s JSON form read back)."""
+    if before:
+        data, p = before[-4:] + raw, 4
+    elif raw[:4] == R.MAGIC:
+        data, p = raw, 4
+    else:
+        raise ValueError("the game's first bytes are not a journal's")
+    out = []
+    while p < len(data):
+        span = R._span(data, p, len(data))
+        if span is None:
+            raise ValueError("bytes at %d are not a whole record" % (p - 4 if before else p))
+        t, q, n = span
+        try:
+            rec = R.decode(t, data, q, q + n)
+        except R.Bad as e:
+            raise ValueError("a record does not decode: %s" % e) from None
+        out.append(F.record_from_json(F.record_json(rec)))
+        p = q + n + 4
+    return out

@@ -104,6 +104,8 @@ class GameState:
         self.verdict: str | None = None  # hall_proof's VERIFIED, FAILED or UNVERIFIED
         self.why = ""  # why FAILED
         self.proof: tuple[bytes, str] | None = None  # the board's bytes and HMAC, if they agree
+        self.chain: P.Chain | None = None  # a keyed board's live records proven (hall_proof)
+        self.held_since: float | None = None  # since when the chain holds records unproven
         self._read: tuple[int, X.Game | None] = (-1, None)
         self._sgf: tuple[int, bytes | None] = (-1, None)
 
@@ -197,6 +199,7 @@ class Hall:
         self.bad_last: dict[str, str] = {}
         self.conflicts = 0
         self.replaced = 0  # games whose records a verified proof replaced
+        self.forged = 0  # live records whose board's MAC did not hold (hall_proof.Chain)
         self.refused = 0  # messages from a relay the board is not registered to
         self.register = dict(boards or {})  # board -> {"relay", "key"} (hall_boards.read)
         self.replays_asked = 0
@@ -369,11 +372,43 @@ class Hall:
         if ev["board"] != board:
             raise F.FeedError("event: board %r on %s's topic" % (ev["board"], board))
         g = self._game(board, ev["game"])
-        before = len(g.recs.records)
         seq = ev["seq"]
-        if seq >= before:
+        if seq >= len(g.recs.records):
             g.relay_at.setdefault(seq, ev["at"])
-        got = g.recs.add(seq, ev["rec"], now)
+        chain = self._chain(g)
+        if chain is None or seq < chain.count:
+            self._add(g, seq, ev["rec"], now)  # unkeyed, or proven before: a repeat at most
+            return
+        size = len(chain.data)
+        status, proven = chain.offer(seq, ev["rec"], ev["raw"], ev["mac"])
+        if proven:
+            self._keep_chain(g, bytes(chain.data[size:]))
+            for s, rec in proven:
+                self._add(g, s, rec, now)
+        if status == P.FORGED:
+            self.forged += 1
+            self.bad_message(
+                "forged", "board %s game %d: %s: dropped, asked again" % (board, g.game, chain.why)
+            )
+            self._ask_replay(g, now, chain.count)
+        elif chain.held and chain.count not in chain.held:
+            self._ask_replay(g, now, chain.count)  # a gap before what is held
+        g.held_since = (g.held_since or now) if chain.held else None
+
+    def _chain(self, g: GameState) -> P.Chain | None:
+        # A keyed board's game is proven record by record until its finished proof verifies
+        # (from then on every record is the board's and events are repeats).
+        key = self.key(g.board)
+        if key is None or g.verdict == P.VERIFIED:
+            return None
+        if g.chain is None:
+            g.chain = P.Chain(key)
+        return g.chain
+
+    def _add(self, g: GameState, seq: int, rec, now: float) -> None:
+        # A record into the game's records (in order, repeats dropped, gaps asked again).
+        before = len(g.recs.records)
+        got = g.recs.add(seq, rec, now)
         if got == F.NEW:
             for s in range(before, len(g.recs.records)):
                 self._new_record(g, s, persist=True)
@@ -387,7 +422,7 @@ class Hall:
             self.conflicts += 1
             self.bad_message(
                 "conflict",
-                "board %s game %d: record %d differs from the one had" % (board, ev["game"], seq),
+                "board %s game %d: record %d differs from the one had" % (g.board, g.game, seq),
             )
 
     # ---- a finished game's proof ---------------------------------------------------------------
@@ -421,8 +456,13 @@ class Hall:
                 g.fed = 0
         else:
             g.verdict, g.why, g.proof = P.VERIFIED, "", (data, mac)
-            if recs != g.recs.records:
+            had = g.recs.records
+            if recs[: len(had)] == had:  # the records had, proven; those held come with them
+                for s in range(len(had), len(recs)):
+                    self._add(g, s, recs[s], now)
+            else:
                 self._replace(g, recs, now)
+            g.chain, g.held_since = None, None
             if keep:
                 self._keep_verdict(g, data, mac)
             g._sgf = (-1, None)
@@ -661,6 +701,8 @@ class Hall:
             n = len(g.recs.records)
             if g.recs.missing() is not None:
                 self._ask_replay(g, now)
+            elif g.held_since is not None and now - g.held_since >= BEHIND_GRACE_S:
+                self._ask_replay(g, now, g.chain.count)  # held, and no MAC came for them
             elif g.behind is not None:
                 if g.behind[0] < n:
                     g.behind = None
@@ -693,6 +735,18 @@ class Hall:
         except OSError as e:
             self.bad_message("store", "cannot keep board %s game %d: %s" % (g.board, g.game, e))
 
+    def _keep_chain(self, g: GameState, raw: bytes) -> None:
+        # The live bytes proven, kept before their records (a restarted hall goes on from
+        # them; ``_load_chain`` keeps only what the records kept agree with).
+        if self.feed_dir is None:
+            return
+        try:
+            self._folder(g.board).mkdir(parents=True, exist_ok=True)
+            with open(self._folder(g.board) / ("%d.chain" % g.game), "ab") as f:
+                f.write(raw)
+        except OSError as e:
+            self.bad_message("store", "cannot keep board %s game %d: %s" % (g.board, g.game, e))
+
     def _write_feed(self, g: GameState, now: float) -> None:
         cut = now - self.delay
         k = len(g.recs.upto(cut))
@@ -720,11 +774,18 @@ class Hall:
         for folder in sorted(self.feed_dir.iterdir()):
             if not folder.is_dir() or not F.board_ok(folder.name):
                 continue
-            for path in sorted(folder.glob("*.jsonl")):
-                if not path.stem.isdigit() or int(path.stem) < 1:
-                    continue
-                n += self._load_game(folder.name, int(path.stem), path)
-                self._load_verdict(folder.name, int(path.stem))
+            # A game's records, and its verdict even without records (a FAILED proof)
+            games = {
+                int(p.stem)
+                for p in folder.iterdir()
+                if p.suffix in (".jsonl", ".proof", ".failed") and p.stem.isdigit()
+            }
+            for game in sorted(games - {0}):
+                path = folder / ("%d.jsonl" % game)
+                if path.exists():
+                    n += self._load_game(folder.name, game, path)
+                self._load_verdict(folder.name, game)
+                self._load_chain(self._game(folder.name, game))
         for b in self.boards.values():
             b.since = None if b.online else self.clock()
         return n
@@ -751,6 +812,26 @@ class Hall:
                     self._new_record(g, s, persist=False, push=False)
         g.fed_sgf = None  # written again once: the file may be older than the records
         return len(g.recs.records)
+
+    def _load_chain(self, g: GameState) -> None:
+        # The proven live bytes kept: the chain goes on from them if they are the records
+        # kept; otherwise it starts again from the game's start (its records asked again and
+        # proven anew: those had come back as repeats).
+        key = self.key(g.board)
+        if key is None or g.verdict == P.VERIFIED or self.feed_dir is None:
+            return
+        path = self._folder(g.board) / ("%d.chain" % g.game)
+        recs = g.recs.records
+        try:
+            data = path.read_bytes()
+            if P.decode_from(b"", data) == recs:
+                g.chain = P.Chain(key, data, len(recs))
+                return
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as e:
+            self.bad_message("store", "%s: %s" % (path, e))
+        path.unlink(missing_ok=True)
 
     def _load_verdict(self, board: str, game: int) -> None:
         folder = self._folder(board)
@@ -932,6 +1013,7 @@ class Hall:
             "sgf": "/feed/%s/%d.sgf" % (g.board, g.game),
             "verified": self.verdict(g),
             "why": g.why,
+            "held": len(g.chain.held) if g.chain is not None else 0,  # awaiting the board's MAC
         }
 
     def games_json(self) -> list[dict]:
@@ -983,6 +1065,7 @@ class Hall:
             "conflicts": self.conflicts,
             "replaced": self.replaced,
             "refused": self.refused,
+            "forged": self.forged,
         }
 
     def relays_json(self) -> list[dict]:

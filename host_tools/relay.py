@@ -20,6 +20,9 @@ published (paho would keep it in memory); the board is followed on. A relay kill
 killed, a board unplugged: the next connection carries on from the snapshot, and the only
 repeats are the messages in flight at the cut, which consumers drop by ``seq``.
 
+While a game is played, each record's event carries its stored bytes, and the last record of
+each read the board's HMAC of the game's bytes through it (``Copy.proof``): the hall proves
+the live records with the board's key as they come (``host_tools/hall_proof.py``'s ``Chain``).
 Once a game is finished and every record of it published, the follower publishes its proof
 (``feed.proof_payload``): the board's stored bytes of the game and the HMAC the board gave
 with them, which the hall checks with the board's key; a replay that reaches a finished
@@ -484,11 +487,23 @@ class Copy:
     """What a follower has read of one game: its bytes, their CRC, whether they are final
     (the game finished when they were read), the records."""
 
-    __slots__ = ("data", "crc", "final", "recs", "mac")
+    __slots__ = ("data", "crc", "final", "recs", "mac", "ends")
 
-    def __init__(self, data=b"", crc=None, final=False, recs=(), mac=None):
+    def __init__(self, data=b"", crc=None, final=False, recs=(), mac=None, ends=None):
         self.data, self.crc, self.final, self.recs = data, crc, final, list(recs)
         self.mac = mac  # the board's HMAC (hex) of ``data``
+        self.ends = ends  # a live game's: where each record's bytes end; None if packed
+
+    def proof(self, seq: int) -> tuple[bytes | None, str | None]:
+        """``(raw, mac)`` of record ``seq`` for its event (``feed.event_payload``): its
+        stored bytes from the end of the record before, and the board's HMAC if they reach
+        the end of the bytes the HMAC is of; ``(None, None)`` for a packed game's (its proof
+        is the whole game's, once finished)."""
+        if self.ends is None or len(self.ends) != len(self.recs):
+            return None, None
+        end = self.ends[seq]
+        raw = self.data[self.ends[seq - 1] if seq else 0 : end]
+        return raw, (self.mac if end == len(self.data) else None)
 
 
 class Follower(threading.Thread):
@@ -586,11 +601,18 @@ class Follower(threading.Thread):
             have = b""  # not the same bytes any more: packed
         else:
             raise S.SyncError("game %d: CRC mismatch, read twice" % no)
+        ends = None
         if c is None or whole != c.data:
-            recs = S.decode(whole)
+            if whole[:4] == R.MAGIC:  # live: each record's bytes for its proof
+                spans = R.scan(whole)
+                recs, ends = [r for _, _, r in spans], [e for _, e, _ in spans]
+                if [o for o, _, _ in spans] != [4] + ends[:-1]:
+                    ends = None  # bytes skipped between records: the game's proof will tell
+            else:
+                recs = S.decode(whole)
         else:
-            recs = c.recs
-        self.copies[no] = Copy(whole, crc, finished, recs, mac)
+            recs, ends = c.recs, c.ends
+        self.copies[no] = Copy(whole, crc, finished, recs, mac, ends)
         return recs
 
     def prove(self, no: int) -> bool:
@@ -643,8 +665,9 @@ class Follower(threading.Thread):
                     continue  # evicted meanwhile
                 raise
             at = now_ms()
+            copy = self.copies[no]
             for seq in range(cs + 1 if no == cg else 0, len(recs)):
-                payload = F.event_payload(self.board, no, seq, recs[seq], at)
+                payload = F.event_payload(self.board, no, seq, recs[seq], at, *copy.proof(seq))
                 if not relay.send(self.events_topic, payload):
                     self.snap()
                     return sent
@@ -683,10 +706,10 @@ class Follower(threading.Thread):
             )
             return
         at = now_ms()
+        copy = self.copies[game]
         for seq in range(start, len(recs)):
-            if not self.relay.send(
-                self.events_topic, F.event_payload(self.board, game, seq, recs[seq], at)
-            ):
+            payload = F.event_payload(self.board, game, seq, recs[seq], at, *copy.proof(seq))
+            if not self.relay.send(self.events_topic, payload):
                 return
         self.prove(game)  # the end of a finished game: its proof again
 

@@ -15,6 +15,7 @@ import json
 import subprocess
 
 from firmware.store import records as R
+from host_tools import export as X
 from host_tools import feed as F
 from host_tools import hall_proof as P
 from tests.host import test_relay as TR
@@ -62,7 +63,29 @@ def _board_records(vb):
     return S.decode(data)
 
 
-def test_a_forged_record_loses_to_the_boards_proof(tmp_path, env, broker):
+def _live_bytes(vb):
+    """The board's live game 1 as a relay reads it: its bytes and the board's HMAC of them."""
+    from host_tools import sync as S
+    from host_tools.link import Link
+
+    with Link(vb.link) as link:
+        data, _, mac, _ = S.read_from(link, 1)
+    return data, mac
+
+
+def _everything_shown(url, board):
+    """Every record of the board's game 1 the hall shows, public and signed in."""
+    out = []
+    for path in ("api/games/%s/1", "api/live/games/%s/1"):
+        status, body = get(url + path % board, auth=ARBITER)
+        if status == 200:
+            out.extend(r["rec"] for r in body.get("records", []))
+    return out
+
+
+def test_forged_replayed_reordered_dropped_records_never_reach_the_hall(tmp_path, env, broker):
+    from host_tools import verify as V
+
     vb = VBoard(tmp_path / "flash", seed=3)
     relay = hall = None
     try:
@@ -76,33 +99,53 @@ def test_a_forged_record_loses_to_the_boards_proof(tmp_path, env, broker):
         )
         vb.do("key pause")
         vb.play(OPENING[:4])  # even: finish() passes Black first
-        real = _board_records(vb)
-        k = next(i for i, r in enumerate(real) if r[0] == R.MOVE)  # the first move
+        data, mac = _live_bytes(vb)  # what the forger reads off the board's USB, MAC included
+        real = R.scan(data)
+        recs = [r for _, _, r in real]
+        ends = [e for _, e, _ in real]
+        k = next(i for i, r in enumerate(recs) if r[0] == R.MOVE)  # the first move
+        moved = recs[k][:3] + (recs[k][3] + 1,) + recs[k][4:]
+        t, body = R.encode(moved)
+        moved_raw = bytes(R.frame(t, body, data[ends[k - 1] - 4 : ends[k - 1]]))
 
-        # The forger holds r1's password and publishes first: the first move moved.
-        forged = list(real[: k + 1])
-        forged[k] = real[k][:3] + (real[k][3] + 1,) + real[k][4:]
+        def raw(s):
+            return data[ends[s - 1] if s else 0 : ends[s]]
+
+        # The forger holds r1's password and publishes ahead of the board's relay.
         r1 = F.relay_user("r1")
-        for seq, rec in enumerate(forged):
-            payload = F.event_payload(vb.board_id, 1, seq, rec, 1)
-            publish(broker, F.topic(HALL, vb.board_id, F.EVENTS, "r1"), payload, user=r1)
+        to = F.topic(HALL, vb.board_id, F.EVENTS, "r1")
+        honest = [(s, recs[s], raw(s), None) for s in range(k)]
+        attacks = [
+            [(k, moved, raw(k), V.mac(bytes(32), data[: ends[k]]))],  # the JSON moved
+            [(k, moved, moved_raw, V.mac(bytes(32), data[: ends[k - 1]] + moved_raw))],
+            [(k, moved, moved_raw, mac)],  # the move moved, the board's MAC kept
+            [(k, recs[k], raw(k), V.mac(bytes(32), data[: ends[k]]))],  # another key's MAC
+            [(k + 1, recs[k], raw(k), None), (k, recs[k + 1], raw(k + 1), mac)],  # reordered
+            [(k, recs[k + 1], raw(k + 1), mac)],  # record k dropped
+            [(k, moved, None, None)],  # the old format: no bytes, no MAC
+        ]
+        for events in attacks:  # each after the honest records before it (still unproven)
+            for seq, rec, rw, m in honest + events:
+                payload = F.event_payload(vb.board_id, 1, seq, rec, 1, rw, m)
+                publish(broker, to, payload, user=r1)
         # Relay r2's credentials for r1's board: the hall refuses them.
-        n = len(forged)
-        bogus = F.event_payload(vb.board_id, 1, n, real[n], 1)
+        bogus = F.event_payload(vb.board_id, 1, 0, recs[0], 1, raw(0), mac)
         publish(broker, F.topic(HALL, vb.board_id, F.EVENTS, "r2"), bogus, user="relay-r2")
-        until(lambda: len(_game(url, vb.board_id).get("records", [])) == n, what="forgery")
-        had = _game(url, vb.board_id)
-        assert had["records"][k]["rec"]["point"] == forged[k][3]  # first wins, for now
-        assert had["verified"] == P.PENDING
         until(
-            lambda: get(url + "api/status", auth=ARBITER)[1]["bad"]["refused"] >= 1,
-            what="r2 refused",
+            lambda: get(url + "api/status", auth=ARBITER)[1]["bad"].get("forged", 0) >= 6,
+            what="the forgeries counted",
         )
+        status = get(url + "api/status", auth=ARBITER)[1]
+        assert status["bad"]["refused"] >= 1
+        assert _everything_shown(url, vb.board_id) == []  # no MAC covered the first records
+        assert get(url + "api/boards/" + vb.board_id)[0] in (200, 404)
+        assert get(url + "feed/%s/1.sgf" % vb.board_id, json_out=False)[0] == 404
 
         relay = RelayProc(broker, env, ports=[vb.link], name="r1")
         relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
-        until(lambda: len(_game(url, vb.board_id).get("records", [])) > n, what="real records")
-        assert _game(url, vb.board_id)["records"][k]["rec"]["point"] == forged[k][3]
+        until(lambda: len(_everything_shown(url, vb.board_id)) >= 2 * len(recs), what="real")
+        shown = _everything_shown(url, vb.board_id)
+        assert all(r["point"] != moved[3] for r in shown if r["type"] == "move" and r["ply"] == 1)
         vb.finish()
         until(
             lambda: _game(url, vb.board_id).get("verified") == P.VERIFIED,
@@ -122,9 +165,9 @@ def test_a_forged_record_loses_to_the_boards_proof(tmp_path, env, broker):
         synced = next((tmp_path / "home" / vb.board_id).glob("*_000001.sgf")).read_bytes()
         until(lambda: feed_sgf(url, vb.board_id, 1) == synced, what="the feed is the board's")
         game = _game(url, vb.board_id)
-        assert game["records"][k]["rec"]["point"] == real[k][3]
+        assert game["records"][k]["rec"]["point"] == recs[k][3]
         status = get(url + "api/status", auth=ARBITER)[1]
-        assert status["bad"]["replaced"] == 1 and status["bad"]["conflicts"] >= 1
+        assert status["bad"]["replaced"] == 0  # no forged record ever got in to be replaced
         index = get(url + "feed/?json")[1]["games"]
         entry = next(e for e in index if e["board"] == vb.board_id and e["game"] == 1)
         assert entry["verified"] == P.VERIFIED
@@ -233,23 +276,28 @@ def test_a_proof_that_does_not_hold_keeps_the_game_out_of_the_feed(tmp_path):
     for seq, rec in enumerate(recs):
         hall.handle(F.topic("h", board, F.EVENTS, "r1"), F.event_payload(board, no, seq, rec, 1))
     hall.tick(1e12)
-    assert hall.feed_sgf(board, no) and hall.games_json()[0]["verified"] == P.PENDING
+    # Records without the board's bytes (as a packed game's): held until the game's proof.
+    assert hall.feed_sgf(board, no) is None and hall.games_json() == []
+    held = hall.game_json(hall.games[(board, no)])
+    assert (held["records"], held["held"], held["verified"]) == (0, len(recs), P.PENDING)
     # From relay r2: refused, whatever it says.
     bad = F.proof_payload(board, no, data, V.mac(bytes(32), data))
     hall.handle(F.topic("h", board, F.PROOF, "r2"), bad)
-    assert hall.refused == 1 and hall.games_json()[0]["verified"] == P.PENDING
+    assert hall.refused == 1 and hall.games_json() == []
     # Another key's HMAC from the right relay: FAILED, out of the feed, on disk too.
     hall.handle(F.topic("h", board, F.PROOF, "r1"), bad)
-    assert hall.games_json()[0]["verified"] == P.FAILED
+    assert hall.game_json(hall.games[(board, no)])["verified"] == P.FAILED
     assert hall.feed_sgf(board, no) is None and hall.feed_index() == []
     assert not (tmp_path / "feed" / board / ("%d.sgf" % no)).exists()
     again = Hall("h", tmp_path / "feed", boards={board: {"relay": "r1", "key": key}})
     again.load()
-    assert again.games_json()[0]["verified"] == P.FAILED and again.feed_index() == []
+    assert again.game_json(again.games[(board, no)])["verified"] == P.FAILED
+    assert again.feed_index() == []
     # The board's own proof: verified, back in the feed with its record inside.
     good = F.proof_payload(board, no, data, V.mac(key, data))
     hall.handle(F.topic("h", board, F.PROOF, "r1"), good)
     assert hall.games_json()[0]["verified"] == P.VERIFIED
+    assert hall.games[(board, no)].recs.records == recs
     assert [e["verified"] for e in hall.feed_index()] == [P.VERIFIED]
     assert b"TG[" in hall.feed_sgf(board, no)
     hall.handle(F.topic("h", board, F.PROOF, "r1"), bad)  # too late: verified stays
@@ -266,3 +314,135 @@ def test_without_a_key_a_proof_proves_nothing(tmp_path):
     hall.handle(F.topic("h", board, F.PROOF, "any"), F.proof_payload(board, no, data, "00"))
     assert hall.games_json()[0]["verified"] == P.UNVERIFIED
     assert hall.board_json(board)["verified"] == P.UNVERIFIED
+
+
+# ---- live records proven one read at a time (hall_proof.Chain) ------------------------------
+
+
+def _live(recs):
+    """A live journal file of ``recs`` (as the board writes it) and where each record ends."""
+    buf, ends = bytearray(R.MAGIC), []
+    for rec in recs:
+        t, payload = R.encode(rec)
+        buf.extend(R.frame(t, payload, buf[-4:]))
+        ends.append(len(buf))
+    return bytes(buf), ends
+
+
+def _events(board, no, recs, key, reads, forge=None):
+    """The relay's events for records ``reads[0]..`` read by reads (each read's last record
+    with the board's HMAC of the bytes through it), as ``(seq, payload)``; ``forge`` may
+    change ``(seq, rec, raw, mac)`` before each is made."""
+    from host_tools import verify as V
+
+    data, ends = _live(recs)
+    out, start = [], 0
+    for stop in reads:
+        for seq in range(start, stop):
+            raw = data[ends[seq - 1] if seq else 0 : ends[seq]]
+            mac = V.mac(key, data[: ends[seq]]) if seq == stop - 1 else None
+            parts = (seq, recs[seq], raw, mac)
+            if forge is not None:
+                parts = forge(*parts)
+            out.append((parts[0], F.event_payload(board, no, parts[0], parts[1], 1, *parts[2:])))
+        start = stop
+    return out
+
+
+def _shown(hall, board, no):
+    """What the hall shows of the game anywhere: its records in the API, the board's, the
+    SGF (with no delay)."""
+    got = hall.game_records_json(board, no)
+    return (
+        [r["rec"] for r in got["records_list"]] if got else [],
+        hall.board_json(board)["records"] if hall.board_json(board) else 0,
+        hall.feed_sgf(board, no, now=1e12),
+    )
+
+
+def test_live_records_reach_the_hall_as_the_boards_mac_proves_them(tmp_path):
+    from host_tools.hall_state import Hall
+
+    board, no, _, recs = _model_game(tmp_path)
+    key = bytes(range(32))
+    reg = {board: {"relay": "r1", "key": key}}
+    hall = Hall("h", tmp_path / "feed", boards=reg)
+    topic = F.topic("h", board, F.EVENTS, "r1")
+    half = len(recs) // 2
+    # Read by read: the first reads a record each, then three at once (MAC on the last).
+    reads = list(range(1, half)) + [half + 2]
+    for _seq, payload in _events(board, no, recs, key, reads):
+        hall.handle(topic, payload)
+        proven = hall.games[(board, no)].chain.count
+        assert len(hall.games[(board, no)].recs.records) == proven
+    assert hall.games[(board, no)].recs.records == recs[: half + 2]
+    assert hall.bad_json()["forged"] == 0 and hall.verdict(hall.games[(board, no)]) == P.PENDING
+    # A restarted hall goes on from the bytes it proved: the rest proven as it comes.
+    again = Hall("h", tmp_path / "feed", boards=reg)
+    again.load()
+    assert again.games[(board, no)].chain.count == half + 2
+    rest = _events(board, no, recs, key, list(range(1, len(recs) + 1)))[half + 2 :]
+    for _seq, payload in rest:
+        again.handle(topic, payload)
+    assert again.games[(board, no)].recs.records == recs
+    assert again.bad_json()["forged"] == 0 and not again.outbox
+
+
+def test_forged_replayed_reordered_or_dropped_live_records_never_reach_the_hall(tmp_path):
+    from host_tools import verify as V
+    from host_tools.hall_state import Hall
+
+    board, no, _, recs = _model_game(tmp_path)
+    key = bytes(range(32))
+    hall = Hall("h", tmp_path / "feed", boards={board: {"relay": "r1", "key": key}})
+    topic = F.topic("h", board, F.EVENTS, "r1")
+    k = next(i for i, r in enumerate(recs) if r[0] == R.MOVE)  # the first move
+    honest = _events(board, no, recs, key, list(range(1, len(recs) + 1)))
+    for _seq, payload in honest[:k]:
+        hall.handle(topic, payload)
+    assert _shown(hall, board, no)[1] == k
+    shown = _shown(hall, board, no)
+    hall.pushes.clear()
+    moved = recs[k][:3] + (recs[k][3] + 1,) + recs[k][4:]
+    data, ends = _live(recs)
+    t, payload = R.encode(moved)
+    moved_raw = bytes(R.frame(t, payload, data[ends[k - 1] - 4 : ends[k - 1]]))
+    attacks = {
+        # the move moved in the JSON only, the board's bytes and MAC kept
+        "json": [(k, moved, data[ends[k - 1] : ends[k]], V.mac(key, data[: ends[k]]))],
+        # the move moved in its bytes too (CRC right), the board's MAC kept
+        "bytes": [(k, moved, moved_raw, V.mac(key, data[: ends[k]]))],
+        # ... with a MAC of another key (what a relay can compute)
+        "mac": [(k, moved, moved_raw, V.mac(bytes(32), data[: ends[k - 1]] + moved_raw))],
+        # no MAC at all: held, never shown
+        "none": [(k, moved, moved_raw, None)],
+        # the MAC of the record before replayed on this one
+        "replayed": [(k, recs[k], data[ends[k - 1] : ends[k]], V.mac(key, data[: ends[k - 1]]))],
+        # two records in swapped order, the MAC of the two
+        "reordered": [
+            (k, recs[k + 1], data[ends[k] : ends[k + 1]], None),
+            (k + 1, recs[k], data[ends[k - 1] : ends[k]], V.mac(key, data[: ends[k + 1]])),
+        ],
+        # one dropped: the next in its place with the MAC through both
+        "dropped": [
+            (k, recs[k + 1], data[ends[k] : ends[k + 1]], V.mac(key, data[: ends[k + 1]]))
+        ],
+        # a record without its bytes (as a packed game's are): only the game's proof tells
+        "no bytes": [(k, moved, None, None)],
+    }
+    for name, events in attacks.items():
+        for seq, rec, raw, mac in events:
+            hall.handle(topic, F.event_payload(board, no, seq, rec, 1, raw, mac))
+        assert _shown(hall, board, no) == shown, name
+        assert not [p for p in hall.pushes if p["type"] == "record"], name
+        hall.pushes.clear()
+    assert hall.bad_json()["forged"] == 6  # all but "none" and "no bytes", which wait
+    asked = [F.parse_replay(p) for t, p, _ in hall.outbox if t.endswith("/replay")]
+    assert asked and set(asked) == {(no, k)}  # asked again from the first record not proven
+    # Then the relay's honest events: every record proven, the SGF the board's.
+    hall.tick(1e12)
+    for _seq, payload in honest[k:]:
+        hall.handle(topic, payload)
+    assert hall.games[(board, no)].recs.records == recs
+    hall.tick(1e12)
+    assert hall.feed_sgf(board, no, now=1e12) == X.export(recs)["sgf"]
