@@ -339,12 +339,23 @@ class Hall:
                 age = _ms(now) - obj["at"]
                 if 0 < age < SKEW_MAX_MS and isinstance(clock.get("elapsed"), int):
                     st["clock"] = dict(clock, elapsed=clock["elapsed"] + age)
+            proven = game >= 1 and self.key(board) is not None
+            if proven:
+                # A keyed board's position is its proven records', never the relay's word:
+                # the snapshot gives the clock and phase only.
+                read = self._game(board, game).read()
+                moves = read.moves if read is not None else []
+                st["moves"] = [m.point for m in moves]
+                st["colours"] = [m.colour for m in moves]
+                st["ply"] = len(moves)
+                st["result"] = (X.result_text(read) if read is not None else "") or ""
             try:
                 b.view.load(st)
             except (TypeError, ValueError) as e:
                 raise F.FeedError("state: the board's state does not read: %s" % e) from None
             self._set_preset(b)
-            self._replay_view(b, game, seq)
+            if not proven:
+                self._replay_view(b, game, seq)
         self._set_online(b, now)
         self.pushes.append(dict(obj, type="state", board=board))
         self.dirty.add(board)

@@ -446,3 +446,28 @@ def test_forged_replayed_reordered_or_dropped_live_records_never_reach_the_hall(
     assert hall.games[(board, no)].recs.records == recs
     hall.tick(1e12)
     assert hall.feed_sgf(board, no, now=1e12) == X.export(recs)["sgf"]
+
+
+def test_a_relays_snapshot_never_shows_a_position_the_board_did_not_prove(tmp_path):
+    from host_tools.hall_state import Hall
+    from tests.host.test_hall import state_body
+
+    board, no, _, recs = _model_game(tmp_path)
+    key = bytes(range(32))
+    hall = Hall("h", tmp_path / "feed", boards={board: {"relay": "r1", "key": key}})
+    moves = [i for i, r in enumerate(recs) if r[0] == R.MOVE]
+    upto = moves[3] + 1  # four moves proven
+    for _seq, payload in _events(board, no, recs, key, list(range(1, upto + 1))):
+        hall.handle(F.topic("h", board, F.EVENTS, "r1"), payload)
+    proven = hall.board_json(board)
+    assert proven["ply"] == 4
+    # The relay's snapshot claims eight moves and a result: the position stays the proven one.
+    fake = dict(state_body(recs, ply=8), result="W+R")
+    payload = F.state_payload(board, "r1", True, 1, no, upto + 10, fake)
+    hall.handle(F.topic("h", board, F.STATE, "r1"), payload)
+    shown = hall.board_json(board)
+    assert (shown["ply"], shown["stones"], shown["result"]) == (4, proven["stones"], None)
+    # The board's next proven record moves it on.
+    for _seq, payload in _events(board, no, recs, key, list(range(1, moves[4] + 2)))[upto:]:
+        hall.handle(F.topic("h", board, F.EVENTS, "r1"), payload)
+    assert hall.board_json(board)["ply"] == 5
