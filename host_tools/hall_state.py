@@ -405,6 +405,7 @@ class Hall:
         elif chain.held and chain.count not in chain.held:
             self._ask_replay(g, now, chain.count)  # a gap before what is held
         g.held_since = (g.held_since or now) if chain.held else None
+        self.dirty.add(board)  # the arbiter's page shows what is held
 
     def _chain(self, g: GameState) -> P.Chain | None:
         # A keyed board's game is proven record by record until its finished proof verifies
@@ -945,6 +946,7 @@ class Hall:
             "verified": self.verdict(g)
             if g
             else (P.PENDING if self.key(board) is not None else P.UNVERIFIED),
+            "held": len(g.chain.held) if g is not None and g.chain is not None else 0,
             "snapshot_at": snap.get("at"),
             "url": "/table/%s" % board,
         }

@@ -307,6 +307,25 @@ function renderOffline() {
     .join("");
 }
 
+// Each board's game as the board proved it: verified, pending (every record shown proven by the
+// board's HMAC; "held" wait for one), unverified (no key: the relay's word) or failed.
+function renderVerification() {
+  const ul = document.getElementById("verification");
+  if (!ul) return;
+  const boards = [...hall.boards.values()].sort((a, b) => compareKeys(tableKey(a), tableKey(b)));
+  ul.innerHTML = boards
+    .map(
+      (b) =>
+        `<li data-board="${esc(b.id)}" data-verified="${esc(b.verified)}">${b.table ? "table " + esc(b.table) + ": " : ""}board ${esc(b.id)}` +
+        ` game ${b.game}: ${esc(b.verified)}` +
+        (b.held ? ` <span class="since">${b.held} record(s) wait for the board's HMAC</span>` : "") +
+        "</li>"
+    )
+    .join("");
+  const doubtful = boards.filter((b) => b.verified === "unverified" || b.verified === "failed");
+  document.getElementById("unproven-count").textContent = String(doubtful.length);
+}
+
 function renderBad() {
   const el = document.getElementById("bad-count");
   if (!el) return;
@@ -322,6 +341,7 @@ function takeBoard(b) {
   b._recv = performance.now();
   hall.boards.set(b.id, b);
   if (PAGE === "live") renderCard(b);
+  else if (PAGE === "arbiter") renderVerification();
   else if (PAGE === "table" && b.id === TABLE_BOARD) {
     renderTable();
     fetchMoves();
@@ -350,6 +370,7 @@ function onMessage(msg) {
         renderIncidents();
         renderOffline();
         renderBad();
+        renderVerification();
       }
       break;
     case "board":

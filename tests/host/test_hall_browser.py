@@ -241,6 +241,14 @@ def test_live_table_feed_and_arbiter_pages_in_chromium(tmp_path):
         assert (
             driver.execute_script("return document.getElementById('bad-count').textContent") == "0"
         )
+        # Each board's verification: this one has no key registered, so its records are the
+        # relay's word, and the page says so.
+        row = driver.execute_script(
+            "const li = document.querySelector('#verification li');"
+            "return li && [li.dataset.board, li.dataset.verified, li.textContent,"
+            " document.getElementById('unproven-count').textContent];"
+        )
+        assert row[:2] == [BOARD, "unverified"] and "unverified" in row[2] and row[3] == "1"
     finally:
         driver.quit()
         stop_hall(hall)
