@@ -88,6 +88,7 @@ PROVEN = "proven"  # records now proven (and those the chain had proven before)
 HELD = "held"  # kept until a MAC covers it (or the gap before it is filled)
 FORGED = "forged"  # a MAC that does not hold, or bytes that are not the records: dropped
 HOLD_MAX = 4096  # records a chain holds unproven
+HOLD_BYTES = 1 << 20  # and their bytes: far more than a game's (a relay cannot fill memory)
 
 
 class Chain:
@@ -100,6 +101,7 @@ class Chain:
         self.data = bytearray()
         self.count = 0
         self.held: dict = {}  # seq -> (rec, raw bytes or None, mac hex or None)
+        self.held_bytes = 0
         self.why = ""  # why the last offer was FORGED
         self._take(bytes(data), count)  # proven before (the hall's own copy)
 
@@ -107,6 +109,11 @@ class Chain:
         self._mac.update(raw)
         self.data += raw
         self.count += n
+
+    def _drop(self, seq: int) -> tuple:
+        entry = self.held.pop(seq)
+        self.held_bytes -= len(entry[1] or b"")
+        return entry
 
     def missing(self) -> int | None:
         """The first record to ask the relay for again: records are held past it (a gap, or
@@ -117,9 +124,16 @@ class Chain:
         """Record ``seq`` (``seq`` >= ``count``) as an event brought it: ``(PROVEN, [(seq,
         rec), ...])`` the records it proved, in order; ``(HELD, [])``; ``(FORGED, [])`` with
         ``why`` (the records it would have proved are dropped: the caller asks again)."""
-        if len(self.held) >= HOLD_MAX and seq not in self.held:
+        size = len(raw or b"")
+        if seq in self.held:
+            self.held_bytes -= len(self.held[seq][1] or b"")
+        elif len(self.held) >= HOLD_MAX:
+            return HELD, []  # dropped: asked again once the records before are proven
+        if self.held_bytes + size > HOLD_BYTES:
+            self.held.pop(seq, None)
             return HELD, []
         self.held[seq] = (rec, raw, mac)
+        self.held_bytes += size
         out: list = []
         s, buf, first = self.count, bytearray(), self.count
         while s in self.held:
@@ -143,11 +157,11 @@ class Chain:
                         why = "records %d-%d differ from the board's bytes" % (first, s)
                 if why:
                     for k in range(first, s + 1):
-                        self.held.pop(k, None)
+                        self._drop(k)
                     self.why = why
                     return FORGED, out
                 self._take(bytes(buf), len(want))
-                out.extend((k, self.held.pop(k)[0]) for k in range(first, s + 1))
+                out.extend((k, self._drop(k)[0]) for k in range(first, s + 1))
                 buf, first = bytearray(), s + 1
             s += 1
         return (PROVEN if out else HELD), out

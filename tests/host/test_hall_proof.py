@@ -471,3 +471,14 @@ def test_a_relays_snapshot_never_shows_a_position_the_board_did_not_prove(tmp_pa
     for _seq, payload in _events(board, no, recs, key, list(range(1, moves[4] + 2)))[upto:]:
         hall.handle(F.topic("h", board, F.EVENTS, "r1"), payload)
     assert hall.board_json(board)["ply"] == 5
+
+
+def test_a_relay_cannot_fill_the_halls_memory_with_unproven_records():
+    chain = P.Chain(bytes(32))
+    rec = (R.MOVE, 1, 1, 0, 0, (0, 0, 0, 0))
+    for seq in range(1, 3 * P.HOLD_MAX):  # never record 0: nothing can ever be proven
+        chain.offer(seq, rec, bytes(2000), None)
+        chain.offer(seq, rec, bytes(1000), None)  # the same again, smaller: replaced
+    assert len(chain.held) <= P.HOLD_MAX and chain.held_bytes <= P.HOLD_BYTES
+    assert chain.held_bytes == sum(len(r) for _, r, _ in chain.held.values())
+    assert chain.missing() == 0 and chain.count == 0
