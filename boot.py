@@ -1,6 +1,6 @@
 """Runs first at power-up, before main.py. Kept minimal so that the board always reaches main.py
 and the REPL: a failure here is kept in ``builtins.BOOT_ERROR`` for main.py to report (printed,
-and written to /boot.log as the ``boot.py`` stage: firmware/bootlog.py). Read it as the bare
+and written to /boot.log as the ``boot.py`` stage: firmware/boot/bootlog.py). Read it as the bare
 name ``BOOT_ERROR``: MicroPython resolves names added to builtins, but does not show them as
 attributes of the ``builtins`` module.
 """

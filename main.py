@@ -1,11 +1,11 @@
-"""Runs after boot.py: the board's app (firmware/device.py). Holding the PAUSE key while the board
+"""Runs after boot.py: the board's app (firmware/boot/device.py). Holding the PAUSE key while the board
 powers up (or pressing BOOTSEL just after: held during power-up it starts the RP2040's ROM
 bootloader instead) is safe mode: the app is skipped and the REPL stays free for mpremote.
 
 Whatever stops the boot (boot.py's error, loading the firmware, an image whose frozen machine
 code is misaligned, the self-checks, building the board, the app itself; a MemoryError too)
 is printed, written to ``/boot.log`` and shown on the faces once they exist
-(firmware/bootlog.py), and main.py returns: the REPL stays reachable. The next boot that
+(firmware/boot/bootlog.py), and main.py returns: the REPL stays reachable. The next boot that
 starts the app reports it in the link's ``hello``.
 """
 
@@ -38,7 +38,7 @@ def _boot_error():
 def _bootlog(out):
     # The boot log's module, or None when even it cannot be loaded (then printing is all).
     try:
-        from firmware import bootlog
+        from firmware.boot import bootlog
 
         return bootlog
     except Exception as e:
@@ -48,7 +48,7 @@ def _bootlog(out):
 
 def _run_board():
     if sys.implementation.name == "micropython" and sys.platform == "rp2":
-        from firmware import device
+        from firmware.boot import device
 
         device.run()
     else:  # the unix port: the board is simulated (make sim)

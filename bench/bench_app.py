@@ -3,7 +3,7 @@
     micropython -m bench.bench_app [--games N]
 
 Run from the repository root (``make bench`` runs it so). A corpus game is played through the
-whole app (``firmware/app.py``: paddles, scan, sensing, referee, rules, clock, cues) on the
+whole app (``firmware/game/app.py``: paddles, scan, sensing, referee, rules, clock, cues) on the
 simulated grid, as ``tests/test_match.py`` plays it. Measured:
 
 1. the heap the app's own objects take once built (``gc.mem_alloc()`` after a collection,
@@ -27,13 +27,13 @@ from bench.bench_go import (
     ticks_diff,
     ticks_us,
 )
-from firmware import sgf
-from firmware.app import App
 from firmware.clock.clock import BLACK, WHITE
-from firmware.match import Match
+from firmware.game.app import App
+from firmware.game.match import Match
+from firmware.rules import sgf
 from firmware.rules.go import Game
 from firmware.sensing.grid import Sensing
-from firmware.simulator import play_taking
+from firmware.virtual.simulator import play_taking
 from tests.go_corpus import corpus_games
 from tests.support import join, shared_path
 from tests.test_physical_replay import N, calibrated

@@ -72,8 +72,9 @@ from tests.support import REPO, SHARED  # noqa: E402
 BENCH = REPO + "/bench"
 
 from bench import measured  # noqa: E402
-from firmware import sgf  # noqa: E402  (first: on CPython the package adds `micropython`)
-from firmware.rules import go_count  # noqa: E402
+
+# The firmware package first: on CPython it adds `micropython`.
+from firmware.rules import go_count, sgf  # noqa: E402
 from firmware.rules.go import Game  # noqa: E402
 from firmware.rules.go_board import REASONS, Board  # noqa: E402
 from tests import go_worst  # noqa: E402

@@ -1,4 +1,4 @@
-"""What the boot's known-answer self-checks (``firmware/selfcheck.py``) cost, on the unix port.
+"""What the boot's known-answer self-checks (``firmware/boot/selfcheck.py``) cost, on the unix port.
 
     micropython -m bench.bench_selfcheck [--passes N]
 
@@ -28,7 +28,7 @@ from bench.bench_go import (
     ticks_diff,
     ticks_us,
 )
-from firmware import selfcheck as SC
+from firmware.boot import selfcheck as SC
 from firmware.hal import rp2040  # noqa: F401  (loaded, as on the board: HAL is checked too)
 
 VIPER_MARGIN = measured.SELFCHECK  # the chip against the estimate, measured (bench/chip.py)

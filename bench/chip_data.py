@@ -38,7 +38,7 @@ _DEV = QuietRam(4096, BLOCKS)  # first, while the heap is empty: 1.4 MB in one p
 MOUNT = "/cd"
 PASS = 1023
 
-from firmware import sgf  # noqa: E402
+from firmware.rules import sgf  # noqa: E402
 from tests import go_worst  # noqa: E402
 from tests.support import shared_path  # noqa: E402
 
@@ -123,7 +123,7 @@ def renju_data(tries):
 def referee_data(root, moves):
     """A corpus game of at most 200 moves (bench_referee's first), with each move's takes."""
     from firmware.rules.go import Game
-    from firmware.simulator import play_taking
+    from firmware.virtual.simulator import play_taking
     from tests.go_corpus import corpus_games
 
     buf = bytearray(struct.pack("<H", 0))

@@ -1,14 +1,14 @@
 """Stand-in boards for the hall's scale bench: many boards in one CPython process, each one
 the firmware's own link (``firmware/link/server.py``'s ``Server``) over a real journal
 (``firmware/store/journal.py``, in a folder of the host) and a real match
-(``firmware/match.py``: the referee, the rules, the clock), replaying real Go games.
+(``firmware/game/match.py``: the referee, the rules, the clock), replaying real Go games.
 
     python -m bench.standin --folder DIR --boards 50 [--first 0] [--total 50] [--pace 5]
                             [--moves N] [--games N] [--corpus DIR | --builtin] [--record FILE]
 
 Start reading at ``StandIn`` (one board), then ``Host`` (the loop that serves them all).
 Each board's link is served on a pseudo-terminal, raw, read and written without blocking as
-``firmware/virtual.py`` serves the virtual board's, so ``tengen relay --port /dev/pts/N``
+``firmware/virtual/board.py`` serves the virtual board's, so ``tengen relay --port /dev/pts/N``
 (or ``tengen sync``, ``tengen boards --port``...) opens it with pyserial exactly as a board
 on USB. What the stand-in leaves out is the sensing: instead of scanned frames, the
 referee is handed the points as the sensing layer would report them once the stone is down
@@ -41,10 +41,10 @@ import time
 import tty
 from pathlib import Path
 
-from firmware import settings as S
 from firmware.clock import ticks
+from firmware.game import settings as S
+from firmware.game.match import DEAD, PLAY, Match
 from firmware.link.server import Server, load_secret
-from firmware.match import DEAD, PLAY, Match
 from firmware.referee.referee import _expand
 from firmware.rules.go import Game
 from firmware.rules.go_board import BLACK, WHITE
@@ -77,7 +77,7 @@ class Corpus:
         self.cache: dict[int, list] = {}
 
     def moves(self, k: int) -> list:
-        from firmware import sgf
+        from firmware.rules import sgf
 
         k %= len(self.names)
         while k not in self.cache:

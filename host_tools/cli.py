@@ -76,7 +76,7 @@ def gtp(
         err.print("[red]PORT is for --board.[/red]")
         raise typer.Exit(EXIT_USAGE)
     if not micropython:
-        from firmware.gtp import main as run_engine
+        from firmware.gtp.go import main as run_engine
 
         try:
             run_engine()
@@ -669,12 +669,12 @@ def game(
     in progress keeps what it started with; "" clears one."""
     import json
 
-    from firmware.settings import check
+    from firmware.game.settings import check
 
     given = {"black": black, "white": white, "event": event, "round": round_, "table": table}
     changes = {k: v for k, v in given.items() if v is not None}
     wrong = [msg for msg in (check(k, v) for k, v in changes.items()) if msg]
-    if wrong:  # the board would refuse them too (firmware/settings.py): said before asking
+    if wrong:  # the board would refuse them too (firmware/game/settings.py): said before asking
         for msg in wrong:
             err.print(msg, style="red", markup=False)
         raise typer.Exit(EXIT_USAGE)

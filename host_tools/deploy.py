@@ -58,15 +58,19 @@ BOARD_PACKAGE = "host_tools.board_files"  # the board's files in an install (pyp
 EXCLUDE = frozenset(
     {
         "firmware/_mpshim.py",
-        "firmware/simulator.py",
-        "firmware/virtual.py",
+        "firmware/virtual/__init__.py",
+        "firmware/virtual/simulator.py",
+        "firmware/virtual/board.py",
         "firmware/hal/sim.py",
         "firmware/hal/virtual.py",
         "firmware/link/stdio.py",
-        "firmware/gtp.py",
-        "firmware/lines.py",
-        "firmware/gtp_gomoku.py",
-        "firmware/sgf.py",
+        "firmware/link/lines.py",
+        "firmware/gtp/__init__.py",
+        "firmware/gtp/__main__.py",
+        "firmware/gtp/core.py",
+        "firmware/gtp/go.py",
+        "firmware/gtp/gomoku.py",
+        "firmware/rules/sgf.py",
     }
 )
 SOURCE_FILES = ("boot.py", "main.py")  # copied as source, to the board's root
@@ -141,7 +145,7 @@ def build(out_dir, root: Path | None = None, march: str = MARCH) -> tuple[list[s
     firmware there as the board runs it: no compiler in the heap).
 
     Returns ``(files, total_bytes)``: the paths written, relative to ``out_dir`` in posix form
-    (``firmware/app.mpy``, ..., ``boot.py``, ``main.py``), and their total size. Raises
+    (``firmware/game/app.mpy``, ..., ``boot.py``, ``main.py``), and their total size. Raises
     ``DeployError`` naming the module that does not compile."""
     root = board_root() if root is None else Path(root)
     out = Path(out_dir)
@@ -207,7 +211,7 @@ def _probe():
         except Exception:
             pass
         try:
-            from firmware import imagecheck as c
+            from firmware.boot import imagecheck as c
         except ImportError:
             c = None
         if c:
@@ -318,7 +322,7 @@ def mpy_header(build_dir) -> tuple[int, int]:
 
 
 def boot_error(info: dict) -> str:
-    """The last ``error <stage>: <what>`` entry of the board's /boot.log (firmware/bootlog.py)
+    """The last ``error <stage>: <what>`` entry of the board's /boot.log (firmware/boot/bootlog.py)
     the probe read, with its traceback lines, unless a later ``ok`` says the app started."""
     lines = (info.get("boot_log") or "").splitlines()
     last = None
@@ -338,7 +342,7 @@ def boot_error(info: dict) -> str:
 
 
 def image_fault(info: dict) -> str:
-    """Why the board's image cannot run its app (the probe's ``image``: firmware/imagecheck.py
+    """Why the board's image cannot run its app (the probe's ``image``: firmware/boot/imagecheck.py
     run at the REPL found frozen native/viper code misaligned), for a person; "" if not."""
     image = info.get("image") or {}
     bad = image.get("misaligned") or 0

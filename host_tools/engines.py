@@ -25,7 +25,7 @@ import subprocess
 import threading
 
 from firmware.clock import control as C
-from firmware.gtp import format_komi
+from firmware.gtp.go import format_komi
 from firmware.rules.coords import parse_vertex, vertex
 from firmware.rules.go import fixed_handicap as board_handicap
 from firmware.rules.gomoku import PASS, point, xy

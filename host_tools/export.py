@@ -37,8 +37,8 @@ from firmware.store import records as R
 from firmware.ui import arbiter as A
 from host_tools import words as W
 
-# Why a game ended (the RESULT record's ``reason``): firmware/match.py END_*, and 5 the
-# arbiter's decision (firmware/app.py, arbiter RESULT).
+# Why a game ended (the RESULT record's ``reason``): firmware/game/match.py END_*, and 5 the
+# arbiter's decision (firmware/game/app.py, arbiter RESULT).
 END_RESIGN = 1
 END_TIME = 2
 END_COUNT = 3
@@ -217,7 +217,7 @@ def result_text(game: Game) -> str | None:
     return side + "+"
 
 
-# Gomoku's result by the rules, as firmware/match.py's ``gomoku_how`` keeps it in the
+# Gomoku's result by the rules, as firmware/game/match.py's ``gomoku_how`` keeps it in the
 # result's margin: ``reason << 2 | foul`` (firmware/rules/gomoku.py's reasons and kinds).
 _GOMOKU_WIN_FOUL = 2
 _GOMOKU_HOW = {
@@ -381,7 +381,7 @@ def clock_properties(tc: C.TimeControl | None, game: Game) -> list[dict]:
 
 
 def header_extra(header: dict) -> dict:
-    """The header's ``extra`` (the players, event, round, table: firmware/match.py) as a dict;
+    """The header's ``extra`` (the players, event, round, table: firmware/game/match.py) as a dict;
     {} if it is missing or not a JSON object. The one reader of it (``sync``, ``hall_state``
     too)."""
     try:

@@ -1,7 +1,7 @@
 """The board as a GTP engine (``tengen gtp --board``): its player is the human at the board.
 
 Start reading at ``Engine.handle``: one command line in, the whole response text out, framed
-as firmware/gtp.py frames it (``=id result`` / ``?id message``, a blank line after).
+as firmware/gtp/ frames it (``=id result`` / ``?id message``, a blank line after).
 ``Engine.COMMANDS`` maps each command to its ``cmd_*`` method; ``serve`` answers stdin on
 stdout; ``run`` opens the board and serves it.
 
@@ -20,7 +20,8 @@ import sys
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 
-from firmware.gtp import (
+from firmware.game.settings import TEXT_MAX as NAME_MAX  # a player's name on the board
+from firmware.gtp.core import (
     Admin,
     GtpError,
     _color,
@@ -28,17 +29,14 @@ from firmware.gtp import (
     _one_line,
     _want,
     diagram,
-    format_komi,
-    parse_komi,
     split_command,
-    star_points,
 )
-from firmware.lines import LIMIT, read_line
+from firmware.gtp.go import format_komi, parse_komi, star_points
+from firmware.link.lines import LIMIT, read_line
 from firmware.rules.coords import GO_COLUMNS, parse_vertex, vertex
 from firmware.rules.go import KO_RULES, Game, fixed_handicap
 from firmware.rules.go_board import BLACK, WHITE
 from firmware.rules.go_count import result_sgf
-from firmware.settings import TEXT_MAX as NAME_MAX  # a player's name on the board
 from host_tools.board_player import PASS, BoardError, BoardPlayer, GameOver, Illegal
 
 NAME = "Tengen board"

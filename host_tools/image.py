@@ -20,7 +20,7 @@ Start reading at ``check``. Four checks, each with one verdict:
    modules but neither rule finds any machine code, the verdict is "unknown", not "ok".
 2. **frozen modules** (``check_frozen``): every module ``host_tools.deploy.board_modules()``
    lists (boot.py and main.py stay files on the board) is in the image's table of frozen
-   names: ``mp_frozen_names``, the NUL-separated list mpy-tool writes (``firmware/app.py``...)
+   names: ``mp_frozen_names``, the NUL-separated list mpy-tool writes (``firmware/game/app.py``...)
    and MicroPython's import searches. Frozen modules that are no longer board modules are
    named, but do not fail the check.
 3. **bytecode version** (``check_version``): the image's .mpy version is the one the project's

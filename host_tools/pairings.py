@@ -6,7 +6,7 @@ columns ignored): ``round``, ``table``, ``board`` (the board's id, as its topic 
 ``black``, ``white``, and optionally ``event``. Every bad row is reported at once, each with
 its line number, so that the arbiter fixes the file in one go: a missing column, a row with
 too many or too few fields, an empty round, table or board, a board id that cannot be a
-topic's level, a name longer than the board keeps whole (firmware/settings.py: 32
+topic's level, a name longer than the board keeps whole (firmware/game/settings.py: 32
 characters, a Chinese character counting as one), one board or one table twice in a round.
 """
 
@@ -16,7 +16,7 @@ import csv
 import io
 from pathlib import Path
 
-from firmware.settings import NAMES, check
+from firmware.game.settings import NAMES, check
 from host_tools import feed as F
 
 COLUMNS = ("round", "table", "board", "black", "white")

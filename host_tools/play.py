@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from firmware.game.settings import TEXT_MAX as NAME_MAX  # a player's name on the board
 from firmware.rules.coords import GO_COLUMNS, GOMOKU_COLUMNS, vertex
 from firmware.rules.go_count import result_sgf
 from firmware.rules.gomoku import PASS, xy
-from firmware.settings import TEXT_MAX as NAME_MAX  # a player's name on the board
 from host_tools.board_player import BoardError, GameOver, Illegal
 from host_tools.engines import (
     BLACK,

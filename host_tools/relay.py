@@ -49,7 +49,7 @@ import zlib
 
 import paho.mqtt.client as mqtt
 
-from firmware.settings import NAMES, TEXT_MAX
+from firmware.game.settings import NAMES, TEXT_MAX
 from firmware.store import records as R
 from host_tools import feed as F
 from host_tools import link as L
@@ -120,7 +120,7 @@ def relay_identity(user: str | None, name: str | None) -> tuple[str, str]:
 
 def pairing_settings(pairing: dict, problems: list | None = None) -> dict:
     """The board's settings for a parsed pairing (``feed.parse_pairing``): its names, each
-    made what ``firmware/settings.py`` takes (one line of at most TEXT_MAX characters: control
+    made what ``firmware/game/settings.py`` takes (one line of at most TEXT_MAX characters: control
     characters become spaces, a longer text is cut). What was changed goes to ``problems``."""
     out = {}
     for key in NAMES:

@@ -3,7 +3,7 @@ plays them, in real time, for the hall demo (``host_tools/hall_demo.py``) and th
 
 Start reading at ``play``. A game is GTP vertices (``D4``, ``pass``; a last ``resign``: the
 side to move resigns) on 9x9, 13x13 or 19x19. ``steps`` turns it into the virtual board's
-command lines (``firmware/virtual.py``), move by move: the stone put on its point of the
+command lines (``firmware/virtual/board.py``), move by move: the stone put on its point of the
 19x19 grid (a smaller game sits in the grid's middle: a 9x9 game's E5 is the grid's K10), the
 stones it captured lifted, then the mover's paddle pressed: the board's referee refuses a
 press while captured stones are still on (``captures`` 0, the default), so the hand lifts

@@ -1,7 +1,7 @@
 """``make sim`` / ``tengen sim``: the virtual board, with its PC link on a pseudo-terminal.
 
-The board runs as the device does — ``micropython -m firmware.virtual FLASH --link-fd N``:
-``firmware/board.py``'s wiring on the virtual hardware (``firmware/hal/virtual.py``), a
+The board runs as the device does — ``micropython -m firmware.virtual.board FLASH --link-fd N``:
+``firmware/boot/board.py``'s wiring on the virtual hardware (``firmware/hal/virtual.py``), a
 journal and the settings, calibration and secret files in a folder that plays its flash —
 in a child process on the MicroPython unix port. Its link is served on a pty whose path is
 printed first (``link: /dev/pts/N``) and noted in the user's runtime folder while it runs,
@@ -21,7 +21,7 @@ and the records name them (a 9×9 game's D4 sits on the grid's J9): the cursor, 
 move (marked on the board), the points still to clear before a game (marked, with the
 stones a move captures still to lift; the board's ``marks`` line).
 Without a terminal (``headless``) each line of stdin is a command to the board
-(``firmware/virtual.py`` lists them) and each line the board says is printed; the end of
+(``firmware/virtual/board.py`` lists them) and each line the board says is printed; the end of
 stdin ends it. Closing the terminal (SIGHUP) or SIGTERM ends the view and stops the board;
 the board also stops by itself when its stdin closes (this process gone).
 """
@@ -41,7 +41,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Static
 
-from firmware.lines import LIMIT, read_line
+from firmware.link.lines import LIMIT, read_line
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
@@ -92,7 +92,7 @@ class Board:
                 [
                     micropython(),
                     "-m",
-                    "firmware.virtual",
+                    "firmware.virtual.board",
                     str(self.flash),
                     "--link-fd",
                     str(master),
@@ -251,7 +251,7 @@ class SimView(App):
         "(●) the last move"
     )
     # The keys, each also on the help line (``KEYS_HELP``): the board's every key, long press
-    # and chord (firmware/ui/buttons.py, firmware/app.py's ``key``) has one.
+    # and chord (firmware/ui/buttons.py, firmware/game/app.py's ``key``) has one.
     BINDINGS = [
         Binding("up", "move(0, 1)", "up", show=False),
         Binding("down", "move(0, -1)", "down", show=False),

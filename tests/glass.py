@@ -6,13 +6,13 @@ A template is ``big|small`` with field marks (texts.py's opening says each); ``a
 small)`` is the entry it matches, or None: a text drawn that is not in the table.
 """
 
-from firmware import selfcheck as SC
+from firmware.boot import selfcheck as SC
 from firmware.hal import virtual as V
 from firmware.rules.coords import GO_COLUMNS, GOMOKU_COLUMNS
 from firmware.ui import texts as T
 
 MARKS = "@#$~^&%;<>!`*{"
-TAGS = tuple(c[0] for c in SC.CHECKS)  # the self-checks' tags (firmware/selfcheck.py)
+TAGS = tuple(c[0] for c in SC.CHECKS)  # the self-checks' tags (firmware/boot/selfcheck.py)
 
 
 def _digits(s):

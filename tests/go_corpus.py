@@ -16,7 +16,7 @@ try:
 except ImportError:  # pragma: no cover - both runtimes have it
     from zlib import crc32
 
-from firmware import sgf
+from firmware.rules import sgf
 from firmware.rules.go import Game
 from firmware.rules.go_board import BLACK, REASONS, WHITE
 

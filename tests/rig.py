@@ -9,16 +9,16 @@ the real HT1621 drivers and the emulated glass instead, and ``seen`` reads the g
 (firmware/hal/virtual.py ``read``). Either way every text the app draws must be one of the
 glass table's (firmware/ui/texts.py, ``tests/glass.py``): a text outside it fails the test.
 
-``BoardRig()`` is the whole board as it leaves the factory: ``firmware/board.py``'s ``build``
+``BoardRig()`` is the whole board as it leaves the factory: ``firmware/boot/board.py``'s ``build``
 on the virtual hardware (``firmware/hal/virtual.py``) with a fresh flash folder (no settings
 file; the virtual board calibrates itself on that first start), the same hands, the PC link's
 requests (``ask``), and what the faces show read back from the emulated HT1621 glass.
 """
 
-from firmware.app import App
 from firmware.clock import cues
 from firmware.clock.clock import BLACK, WHITE
-from firmware.match import Match
+from firmware.game.app import App
+from firmware.game.match import Match
 from firmware.rules.coords import GO_COLUMNS, GOMOKU_COLUMNS, parse_vertex
 from firmware.sensing.grid import Sensing
 from firmware.ui import buttons as btn
@@ -121,7 +121,7 @@ _GRIDS = {}
 
 def grid_for(seed):
     """A calibrated simulated grid (made once per seed: the calibration takes a while)."""
-    from firmware.simulator import calibrated
+    from firmware.virtual.simulator import calibrated
 
     if seed not in _GRIDS:
         _GRIDS[seed] = calibrated(seed)
@@ -250,7 +250,7 @@ class BoardRig(Rig):
     (``make_hardware``'s; default a fixed instant: the chip stands still)."""
 
     def __init__(self, seed=1, root=None, dead=(), host_time=None):
-        from firmware import board
+        from firmware.boot import board
         from firmware.hal import virtual as V
 
         if root is None:

@@ -1,12 +1,12 @@
-"""The device app's pass (firmware/app.py) on the simulated grid, with fake faces and buzzer.
+"""The device app's pass (firmware/game/app.py) on the simulated grid, with fake faces and buzzer.
 
 Times are the test's: ``App.step(now)`` is what the board's task runs every scan.
 """
 
-from firmware.app import App, Paddles
 from firmware.clock import cues
 from firmware.clock.clock import BLACK, WHITE
-from firmware.match import Match
+from firmware.game.app import App, Paddles
+from firmware.game.match import Match
 from firmware.sensing.grid import Sensing
 from tests.support import locked
 from tests.test_physical_replay import N, calibrated

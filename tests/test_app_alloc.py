@@ -13,10 +13,10 @@ buzzer were given.
 
 import micropython
 
-from firmware.app import App
 from firmware.clock import cues
 from firmware.clock.clock import BLACK, WHITE
-from firmware.match import Match
+from firmware.game.app import App
+from firmware.game.match import Match
 from firmware.referee import incidents as inc
 from firmware.sensing.grid import Sensing
 from firmware.ui import buzzer as bz
@@ -264,7 +264,7 @@ def test_a_corpus_game_through_the_app_allocates_nothing():
     if not _COUNTED:
         skip("micropython.mem_total() is in MicroPython builds with memory statistics")
     from firmware.rules.go import Game
-    from firmware.simulator import play_taking
+    from firmware.virtual.simulator import play_taking
     from tests.go_corpus import game_moves
 
     moves = game_moves(require_shared("corpus", "go"), 150, 250)

@@ -1,4 +1,4 @@
-"""The board's wiring (firmware/board.py) on a bench: power cuts, settings that cannot brick it.
+"""The board's wiring (firmware/boot/board.py) on a bench: power cuts, settings that cannot brick it.
 
 A bench HAL gives ``board.build`` the simulated grid, recorded faces and buzzer, keys, paddles
 and the link's output, with the flash as a folder (a LittleFS on MicroPython): the same wiring
@@ -8,16 +8,16 @@ the board again on the same flash. Both runtimes.
 
 import json
 
-from firmware import board
+from firmware.boot import board
 from firmware.clock.clock import BLACK, PAUSED, RUNNING
-from firmware.match import PLAY
+from firmware.game.match import PLAY
 from firmware.store.journal import read_file, write_atomic
 from tests import rig as R
 from tests.test_journal import fresh_root
 
 
 class Bench:
-    """A HAL for firmware/board.py with everything recorded (see its header)."""
+    """A HAL for firmware/boot/board.py with everything recorded (see its header)."""
 
     def __init__(self, root, seed=9):
         self.root = root
@@ -128,7 +128,7 @@ def test_invalid_settings_from_the_link_are_refused():
 
 
 def test_a_damaged_or_invalid_settings_file_boots_to_defaults_and_says_so():
-    from firmware import settings as S
+    from firmware.game import settings as S
 
     for data in (b"{not json", b'{"time": "45min", "game": "chess", "volume": 1}', b"\xff" * 3000):
         root = _root()
@@ -145,7 +145,7 @@ def test_a_damaged_or_invalid_settings_file_boots_to_defaults_and_says_so():
         assert b.match.clock.state == RUNNING and b.match.clock.running == BLACK
 
 
-# ---- a boot that reports (firmware/bootlog.py, firmware/selfcheck.py) ---------------------------
+# ---- a boot that reports (firmware/boot/bootlog.py, firmware/boot/selfcheck.py) ---------------------------
 
 
 def _misaligned_sensing():
@@ -178,7 +178,7 @@ def _log(root):
 
 
 def test_a_failing_selfcheck_stops_the_boot_says_so_and_the_next_hello_tells():
-    from firmware import selfcheck
+    from firmware.boot import selfcheck
 
     root = _root()
     undo = _misaligned_sensing()
@@ -250,7 +250,7 @@ def test_any_other_exception_says_boot_err_and_a_clean_board_reports_null():
 
 
 def test_the_boot_log_keeps_only_its_last_few_kb_of_whole_entries():
-    from firmware import bootlog
+    from firmware.boot import bootlog
 
     root = _root()
     bootlog.attach(root + board.BOOT_LOG)
@@ -296,7 +296,7 @@ def _main():
 def test_main_reports_what_stops_the_boot_and_returns():
     import builtins
 
-    from firmware import bootlog
+    from firmware.boot import bootlog
 
     main = _main()
     root = _root()
@@ -330,7 +330,7 @@ def test_main_reports_what_stops_the_boot_and_returns():
     bootlog.attach(root + board.BOOT_LOG)
 
     def no_firmware():
-        raise ImportError("no module named 'firmware.device'")
+        raise ImportError("no module named 'firmware.boot.device'")
 
     del said[:]
     assert main.main(no_firmware, said.append) is None

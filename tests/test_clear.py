@@ -1,4 +1,4 @@
-"""Clearing the board for a game (firmware/app.py's ``clearing``), read off the glass.
+"""Clearing the board for a game (firmware/game/app.py's ``clearing``), read off the glass.
 
 PAUSE before a game is refused while stones the new game does not have are on the board;
 then both faces name the points to clear one at a time, with how many are left, in the

@@ -1,6 +1,6 @@
-"""The board's wiring (firmware/device.py): the parts that need no hardware, both runtimes."""
+"""The board's wiring (firmware/boot/device.py): the parts that need no hardware, both runtimes."""
 
-from firmware.app import Paddles
+from firmware.game.app import Paddles
 from firmware.hal.rp2040 import key_reader, paddle_handler
 from tests.support import locked
 

@@ -1,7 +1,7 @@
 """The factory settings are a tested configuration: every game kind played from a new board.
 
 Each test starts from a board with no settings file at all (a fresh flash folder: the board
-as it leaves the factory, ``tests/rig.py``'s ``BoardRig``: ``firmware/board.py``'s ``build``
+as it leaves the factory, ``tests/rig.py``'s ``BoardRig``: ``firmware/boot/board.py``'s ``build``
 on the virtual hardware), changes the settings only as a user does (the menu's keys, or the
 link's ``settings`` request as ``tengen settings`` sends it) and plays through the real App:
 stones on the simulated Hall grid, the paddles, the four keys. What is asserted is what the
@@ -14,9 +14,9 @@ the faces now say how many offers are down of how many are due (``3/10  OFR``) a
 White chooses, how many are still down (``SELECT  10``).
 """
 
-from firmware.match import COUNTED, DEAD, OVER, PLAY
+from firmware.game.match import COUNTED, DEAD, OVER, PLAY
+from firmware.game.settings import DEFAULTS
 from firmware.referee import incidents as inc
-from firmware.settings import DEFAULTS
 from firmware.store import records as R
 from firmware.store.journal import read_file
 from tests.rig import BoardRig
@@ -317,8 +317,8 @@ def test_standard_gomoku_with_a_free_opening_an_overline_is_no_win():
 def test_the_offers_texts_read_on_the_glass_as_meant():
     # Every count the offers can show, every word of their incidents, drawn by the real
     # driver and read back: no glyph read as another (1/I, 0/O, 5/S).
+    from firmware.game.settings import _KINDS
     from firmware.hal import virtual as V
-    from firmware.settings import _KINDS
     from firmware.ui import say
 
     most = _KINDS["offers"][2]

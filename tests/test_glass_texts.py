@@ -250,7 +250,7 @@ def test_calibration_and_the_self_test_are_table_texts():
 
 
 def test_the_boot_words_are_table_texts():
-    from firmware import bootlog
+    from firmware.boot import bootlog
 
     class Face:
         def show_text(self, line, small="", flags=0, more=""):
@@ -263,7 +263,7 @@ def test_the_boot_words_are_table_texts():
         _in_table(*faces[0].seen)
         bootlog.show(MemoryError())
         _in_table(*faces[0].seen)
-        from firmware.selfcheck import CHECKS, Failed
+        from firmware.boot.selfcheck import CHECKS, Failed
 
         assert tuple(c[0] for c in CHECKS) == G.TAGS
         for tag in G.TAGS:
@@ -279,7 +279,7 @@ def test_the_boot_words_are_table_texts():
 def test_an_illegal_point_says_why_on_the_glass():
     # Renju's first stone off the centre (designated opening) and Go's suicide: the face of
     # the player says the reason, not ILLEGL, read back off the emulated glass.
-    from firmware.settings import DEFAULTS
+    from firmware.game.settings import DEFAULTS
     from tests.rig import Rig
 
     s = dict(DEFAULTS)

@@ -1,4 +1,4 @@
-"""Tests for firmware/gtp.py, the GTP front-end, driven through ``Engine.handle`` (no processes).
+"""Tests for firmware/gtp/go.py, the GTP front-end, driven through ``Engine.handle`` (no processes).
 
 Plain asserts: pytest runs them on CPython, tests/mp_run.py on the MicroPython unix port.
 Vertices are GTP's: columns A..T without I, rows from 1 at the bottom.
@@ -8,7 +8,8 @@ import os
 import sys
 import time
 
-from firmware.gtp import Engine, clean, format_komi, parse_komi, star_points
+from firmware.gtp.core import clean
+from firmware.gtp.go import Engine, format_komi, parse_komi, star_points
 
 
 def ok(e, line):
@@ -619,9 +620,9 @@ def test_loadsgf_uses_the_current_ko_rule():
 
 
 def test_defaults_are_the_boards_factory_settings():
-    # One source: firmware/settings.py's DEFAULTS, as a new board starts its games.
-    from firmware import settings as S
-    from firmware.gtp import format_komi
+    # One source: firmware/game/settings.py's DEFAULTS, as a new board starts its games.
+    from firmware.game import settings as S
+    from firmware.gtp.go import format_komi
     from firmware.rules.go import KO_RULES
     from firmware.rules.gomoku import CLAIM_MODES
 

@@ -1,4 +1,4 @@
-"""GTP in the Gomoku variants (firmware/gtp_gomoku.py) through ``Engine.handle``, both runtimes.
+"""GTP in the Gomoku variants (firmware/gtp/gomoku.py) through ``Engine.handle``, both runtimes.
 
 Vertices are seed 002's: columns A–O with no skipped letter, rows from 1 at the bottom.
 """

@@ -5,12 +5,12 @@ sends is decoded bit by bit into each chip's RAM, and the glass reader turns the
 into text, so ``show(face)`` of a known ``Face`` must read back its time, move number,
 counted seconds, what is left and its indicators. The buzzer is the real ``Buzzer`` on a
 fake PWM, naming what it plays. The flash is a folder that survives a rebuild. The virtual
-board's program (firmware/virtual.py) takes its commands and says what changed.
+board's program (firmware/virtual/board.py) takes its commands and says what changed.
 """
 
 import json
 
-from firmware import board
+from firmware.boot import board
 from firmware.clock import cues
 from firmware.clock.clock import F_ARBITER, F_COUNTING, F_PAUSED, F_RUNNING
 from firmware.hal import virtual as V
@@ -225,7 +225,7 @@ def test_the_link_drops_what_does_not_fit_and_never_blocks():
 def test_the_virtual_board_takes_commands_and_says_what_changed():
     import asyncio
 
-    from firmware.virtual import VirtualBoard
+    from firmware.virtual.board import VirtualBoard
 
     said = []
     hw = V.make_hardware(_root())

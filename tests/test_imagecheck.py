@@ -1,4 +1,4 @@
-"""The boot's alignment check of the frozen machine code (firmware/imagecheck.py).
+"""The boot's alignment check of the frozen machine code (firmware/boot/imagecheck.py).
 
 On the unix port the functions below are real native and viper code, compiled at import: the
 check must find each of them, by every way a class holds a function, read the address of
@@ -11,7 +11,7 @@ finds in the firmware with the sources; tests/host/test_chip_gate.py with the im
 
 import micropython
 
-from firmware import imagecheck as IC
+from firmware.boot import imagecheck as IC
 from firmware.ui.say import digits_into  # noqa: F401  (found here, named in say.py)
 from tests.support import IS_MICROPYTHON, skip
 
@@ -165,7 +165,7 @@ def test_the_firmware_is_aligned_here():
     assert kinds.count(IC.NATIVE) and kinds.count(IC.VIPER)
     assert sorted(IC.MODULES) == list(IC.MODULES)
     names = list(IC.names(found).values())
-    assert "firmware/imagecheck.py _native" in names
+    assert "firmware/boot/imagecheck.py _native" in names
     assert "firmware/sensing/grid.py Sensing._update" in names
 
 
@@ -225,9 +225,9 @@ def test_on_cpython_there_is_no_machine_code():
 
 
 def test_a_misaligned_image_stops_the_boot_in_the_image_stage_and_blinks():
-    # firmware/device.py's check as main.py runs it: the log's entry, the LED, the REPL.
+    # firmware/boot/device.py's check as main.py runs it: the log's entry, the LED, the REPL.
     import main
-    from firmware import bootlog, device
+    from firmware.boot import bootlog, device
     from firmware.store.journal import read_file
     from tests.test_journal import fresh_root
 

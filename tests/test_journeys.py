@@ -5,7 +5,7 @@ paddles, the four keys, time passing — and asserts only what a player sees on 
 hears from the buzzer (tests/rig.py records both), and what the journal keeps. Both runtimes.
 """
 
-from firmware.match import COUNTED, DEAD, OVER, PLAY
+from firmware.game.match import COUNTED, DEAD, OVER, PLAY
 from firmware.referee import incidents as inc
 from firmware.store import records as R
 from firmware.store.journal import Journal

@@ -14,8 +14,8 @@ import binascii
 import json
 import os
 
-from firmware import settings as S
 from firmware.clock.clock import BLACK, PAUSED, RUNNING, WHITE
+from firmware.game import settings as S
 from firmware.link import protocol as P
 from firmware.link.hmac import equal, hmac_sha256
 from firmware.link.server import CHUNK_MAX, LINES_PER_POLL, PIN_LOCK_MS, Server
@@ -34,7 +34,7 @@ def _game_modules():
     global MOVED, Match, Sensing, R, Journal, write_atomic, HEADER, fresh_root, N, calibrated
     if Match is not None:
         return
-    from firmware.match import MOVED, Match
+    from firmware.game.match import MOVED, Match
     from firmware.sensing.grid import Sensing
     from firmware.store import records as R
     from firmware.store.journal import Journal, write_atomic
@@ -79,7 +79,7 @@ class Board:
             out=self.out.append,
             now=lambda: self.t,
             board="TG-TEST",
-            settings=self.settings,  # the board's settings, as firmware/board.py wires it
+            settings=self.settings,  # the board's settings, as firmware/boot/board.py wires it
             save=self._save,
             pin_file=self.root + "/pinfails",
             paired_file=self.root + "/paired",
@@ -1294,7 +1294,7 @@ def test_a_nearly_full_heap_still_answers_every_request_with_its_id():
         gc.collect()
         reply = _reply_ok(bytes(sink[: size[0]]))
         if reply.get("message") == "settings: more than %d bytes" % S.MAX_BYTES:
-            # firmware/settings.py's _size_of takes a MemoryError for a size over the bound
+            # firmware/game/settings.py's _size_of takes a MemoryError for a size over the bound
             # (its ``except Exception``): the settings are refused, wrongly said too big.
             reply["error"] = "no_memory"
         assert reply.get("error", "ok") in (code, "no_memory"), (line, reply)

@@ -5,7 +5,7 @@ Tried as someone on the USB port without the key would: every command that chang
 board's state or records, unsigned, signed with another key, signed for the boot before a
 power cycle, replayed in the same boot, altered after signing; each refused with its own code
 and nothing changed. The reads stay open. Pairing is refused on the factory PIN and without
-the press at the board; ``BoardRig`` (the whole board, ``firmware/board.py``'s ``build`` on
+the press at the board; ``BoardRig`` (the whole board, ``firmware/boot/board.py``'s ``build`` on
 the virtual hardware) shows ``PAIR ?`` on the faces' glass and takes the MODE key, and keeps
 the pairing across a power cycle.
 """

@@ -1,4 +1,4 @@
-"""A whole game at the board (firmware/match.py): the simulated grid, paddles, the clock.
+"""A whole game at the board (firmware/game/match.py): the simulated grid, paddles, the clock.
 
 A corpus game that ended by resignation is played stone by stone on the simulated grid with
 realistic timing (5-60 s a move, the paddle stamped a little after the stone settles); the
@@ -7,14 +7,14 @@ seconds, which is the same for the logic. The result, the moves and the clock to
 come out exactly.
 """
 
-from firmware import sgf
 from firmware.clock.clock import BLACK, PAUSED, WHITE
-from firmware.match import MOVED, REFUSED, Match
+from firmware.game.match import MOVED, REFUSED, Match
+from firmware.rules import sgf
 from firmware.rules.go import Game
 from firmware.sensing.grid import Sensing
-from firmware.simulator import play_taking
 from firmware.store import records as R
 from firmware.store.journal import Journal
+from firmware.virtual.simulator import play_taking
 from tests.support import Rng, join, require_shared, shared_path
 from tests.test_journal import fresh_root
 from tests.test_physical_replay import N, calibrated

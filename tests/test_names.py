@@ -2,7 +2,7 @@
 
 ``tengen game`` (the link's ``settings``) or a hall's pairing sets ``black``, ``white``,
 ``event``, ``round``, ``table`` for the next game. That game's journal header keeps them whole,
-up to firmware/settings.py's TEXT_MAX characters each (Chinese ones too: a header over 255
+up to firmware/game/settings.py's TEXT_MAX characters each (Chinese ones too: a header over 255
 bytes takes the live record's long form, firmware/store/records.py); once it starts the
 board's settings drop them, so the game after it has none; a game resumed after a power cut
 keeps its own. On both runtimes (the journal on LittleFS under MicroPython).
@@ -10,8 +10,8 @@ keeps its own. On both runtimes (the journal on LittleFS under MicroPython).
 
 import json
 
-from firmware import settings as S
-from firmware.match import NAME_KEYS, Match, same_game, settings_of
+from firmware.game import settings as S
+from firmware.game.match import NAME_KEYS, Match, same_game, settings_of
 from firmware.store import Journal
 from firmware.store import records as R
 from tests.rig import Rig

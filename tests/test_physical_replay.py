@@ -9,13 +9,14 @@ clock pressed before the captures are gone. The referee's game must equal the co
 exactly, with no phantom move, and every injected incident must be logged as what it was.
 """
 
-from firmware import sgf, simulator
 from firmware.referee import incidents as inc
 from firmware.referee.referee import ACCEPTED, REFUSED, Referee
+from firmware.rules import sgf
 from firmware.rules.go import Game
 from firmware.rules.go_board import BLACK, WHITE
 from firmware.rules.gomoku import RENJU, Gomoku
 from firmware.sensing.grid import DEBOUNCE_MS, Sensing, board_sensing
+from firmware.virtual import simulator
 from tests.go_corpus import corpus_games
 from tests.support import Rng, join, require_shared, shared_path
 

@@ -1,6 +1,6 @@
 """Time that survives the power: cuts at random moments of a think, on the whole board.
 
-Each journey is ``firmware/board.py``'s ``build`` on the virtual hardware (``tests/rig.py``'s
+Each journey is ``firmware/boot/board.py``'s ``build`` on the virtual hardware (``tests/rig.py``'s
 ``BoardRig``, from factory settings, set as a PC sets them), its RTC (the real PCF8563 driver
 on the emulated chip) running on a wall clock that goes on while the board is off. A think is
 cut at a random millisecond between two of the app's passes (the power does not wait for a

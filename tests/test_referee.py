@@ -373,8 +373,8 @@ class Table:
     """The 19x19 grid, its sensing and a referee for ``game`` (Renju's 15x15 in the middle)."""
 
     def __init__(self, game, **settings):
-        from firmware import simulator
         from firmware.sensing.grid import Sensing
+        from firmware.virtual import simulator
 
         if not _GRID:
             _GRID.append(simulator.calibrated(7))
@@ -666,7 +666,7 @@ def _to_the_offers(offers, opening=_UGETSU):
 def test_up_to_the_most_offers_the_settings_allow_none_is_a_disturbed_board():
     # Every N the settings take: the offers go down one by one, none of them a stray (the
     # board was called disturbed from the fifth on), the count down said as they go.
-    from firmware.settings import _KINDS
+    from firmware.game.settings import _KINDS
     from firmware.ui.menus import OFFERS_MAX
 
     most = _KINDS["offers"][2]

@@ -8,8 +8,8 @@ and what the journal keeps. Both runtimes.
 
 import json
 
+from firmware.game.match import OVER, standing
 from firmware.link.server import Server
-from firmware.match import OVER, standing
 from firmware.referee import incidents as inc
 from firmware.store import records as R
 from firmware.store.journal import Journal

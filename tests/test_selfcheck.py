@@ -1,4 +1,4 @@
-"""The boot's known-answer self-checks (firmware/selfcheck.py), both runtimes.
+"""The boot's known-answer self-checks (firmware/boot/selfcheck.py), both runtimes.
 
 On CPython every check runs through the kernels' plain-Python paths (firmware/_mpshim.py makes
 viper and native plain functions); on the unix port through the real viper and native code.
@@ -7,7 +7,7 @@ the code. A kernel made to answer wrong (a function swapped for a broken one, as
 misaligned frozen function behaves) must be named by the check that runs it.
 """
 
-from firmware import selfcheck as SC
+from firmware.boot import selfcheck as SC
 from firmware.hal import rp2040  # noqa: F401  (loaded, as on the board: HAL is checked too)
 
 

@@ -1,9 +1,9 @@
 """The sensor self-test a maker runs on a new board, end to end on the virtual board (both
 runtimes): the link's ``selftest`` (firmware/link/server.py) starts the app's run
-(firmware/app.py ``selftest``, firmware/ui/calibrate.py ``SelfTesting``), the scans go through
+(firmware/game/app.py ``selftest``, firmware/ui/calibrate.py ``SelfTesting``), the scans go through
 firmware/sensing/selftest.py, the faces say it, and the link answers with the faulty points.
 
-The board is ``tests/rig.py``'s ``BoardRig`` (``firmware/board.py``'s ``build`` on the virtual
+The board is ``tests/rig.py``'s ``BoardRig`` (``firmware/boot/board.py``'s ``build`` on the virtual
 hardware), with a sensor killed after the calibration (``make_hardware(dead=...)``: the same
 hook as the virtual board's ``TENGEN_SIM_DEAD``), as one that fails on a board already
 calibrated.

@@ -1,17 +1,17 @@
-"""The board's settings (firmware/settings.py): every value checked, changes all or nothing,
+"""The board's settings (firmware/game/settings.py): every value checked, changes all or nothing,
 and ``load`` turning whatever /settings.json holds into settings the board can boot with.
 
 The fuzz (``TENGEN_SETTINGS_FUZZ`` inputs, default 2,000) feeds random and mutated bytes to
 ``load`` and random changes to ``apply``; whatever comes out must make a game
-(``firmware.match.new_game``) and a clock (``control.PRESETS``).
+(``firmware.game.match.new_game``) and a clock (``control.PRESETS``).
 """
 
 import json
 import os
 
-from firmware import settings as S
 from firmware.clock import control
-from firmware.match import new_game
+from firmware.game import settings as S
+from firmware.game.match import new_game
 from tests.support import IS_MICROPYTHON, Rng
 
 PRESET = sorted(control.PRESETS)[0]

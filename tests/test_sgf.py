@@ -1,10 +1,10 @@
-"""Tests for firmware/sgf.py, the SGF reader; plain asserts, run by pytest and on MicroPython.
+"""Tests for firmware/rules/sgf.py, the SGF reader; plain asserts, run by pytest and on MicroPython.
 
 Coordinates are (x, y) with y from the bottom: on 19x19, SGF 'aa' (top-left) is (0, 18) and
 'pd' is GTP Q16 = (15, 15).
 """
 
-from firmware import sgf
+from firmware.rules import sgf
 
 
 def _error(fn, *args):

@@ -1,6 +1,6 @@
-"""``make sim``'s program (firmware/simulator.py): the demo and the commands, both runtimes."""
+"""``make sim``'s program (firmware/virtual/simulator.py): the demo and the commands, both runtimes."""
 
-from firmware.simulator import DEMO, Simulator
+from firmware.virtual.simulator import DEMO, Simulator
 
 
 def _run(lines):
@@ -27,7 +27,7 @@ def test_bad_commands_answer_and_go_on():
 
 
 def test_an_sgf_game_played_through_the_stack():
-    from firmware.simulator import sgf_commands
+    from firmware.virtual.simulator import sgf_commands
     from tests.support import require_shared
     from tests.test_match import _resigned_game
 

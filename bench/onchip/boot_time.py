@@ -33,9 +33,9 @@ def main():
         hw = virtual.Hardware(ROOT)
     t0 = ticks_us()
     if ON_CHIP:
-        from firmware import device
+        from firmware.boot import device
     else:
-        from firmware import board
+        from firmware.boot import board
     t1 = ticks_us()
     app, srv = device.build() if ON_CHIP else board.build(hw)
     t2 = ticks_us()

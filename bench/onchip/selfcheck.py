@@ -1,4 +1,4 @@
-"""Chip driver: the boot's known-answer self-checks (``firmware/selfcheck.py``).
+"""Chip driver: the boot's known-answer self-checks (``firmware/boot/selfcheck.py``).
 
 Sent by ``bench/chip.py`` after ``prelude.py``, first after a soft reset, so the first run is
 cold as the boot's is: it imports the kernels' modules (their top-level code runs: the Zobrist
@@ -15,7 +15,7 @@ from bench.onchip.prelude import PASSES, Worst, calibrate, emit, gc, ticks_diff,
 
 def main():
     t0 = ticks_us()
-    from firmware import selfcheck
+    from firmware.boot import selfcheck
     from firmware.hal import rp2040  # noqa: F401  (loaded, as on the board: HAL is checked)
 
     imp = ticks_diff(ticks_us(), t0)

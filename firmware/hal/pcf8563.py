@@ -2,7 +2,7 @@
 
 The board keeps its calendar time (set by the PC's ``tengen time --set`` or on contact) in the
 PCF8563 on I2C1 (address 0x51), which a CR1220 coin cell runs while the board is off; at boot
-``firmware/board.py`` starts the link server's calendar from it. ``PCF8563(i2c)`` takes any
+``firmware/boot/board.py`` starts the link server's calendar from it. ``PCF8563(i2c)`` takes any
 object with ``machine.I2C``'s ``readfrom_mem_into(addr, reg, buf)`` and
 ``writeto_mem(addr, reg, buf)``: the board's bus (firmware/hal/rp2040.py) or the virtual
 board's emulated chip (firmware/hal/virtual.py). Both runtimes.

@@ -916,7 +916,7 @@ def make_scanner(polled=False, n=N, parts=None):
 
 
 class Hardware:
-    """The reference board's parts, as ``firmware/board.py`` takes them (see there)."""
+    """The reference board's parts, as ``firmware/boot/board.py`` takes them (see there)."""
 
     root = ""  # the flash's files are at the top of the board's filesystem
 

@@ -1,5 +1,5 @@
 """The virtual board's hardware: a HAL beside ``rp2040.py`` with the same attributes, for
-``firmware/board.py`` on the MicroPython unix port (``make sim``, firmware/virtual.py) and
+``firmware/boot/board.py`` on the MicroPython unix port (``make sim``, firmware/virtual/board.py) and
 CPython.
 
 Start reading at ``Hardware``. What each part is:
@@ -46,7 +46,7 @@ from firmware.ui import face as F
 
 N = 19
 ID_FILE = "/unique_id"
-CALIBRATION = "/calibration.json"  # firmware/board.py's CALIBRATION
+CALIBRATION = "/calibration.json"  # firmware/boot/board.py's CALIBRATION
 DEAD_ENV = "TENGEN_SIM_DEAD"  # the dead sensors of a board made for a test (``dead_sensors``)
 
 # ---- the HT1621 pair -------------------------------------------------------------------------
@@ -738,7 +738,7 @@ def dead_sensors(text):
 
 
 class Hardware:
-    """The virtual board's parts, as ``firmware/board.py`` takes them (see there), and the
+    """The virtual board's parts, as ``firmware/boot/board.py`` takes them (see there), and the
     hands that work them: ``press(side)``, ``keys.hold(bits, ms)``, ``skip(ms)``,
     ``scanner.put``/``lift``/``slide``; and the eyes and ears: ``glass(k)``,
     ``buzzer.take()``."""

@@ -3,7 +3,7 @@
 Start reading at ``dead``. Kept apart from ``firmware/link/server.py`` (whose ``cmd_dead`` and
 ``cmd_confirm`` import this module when first used): most games never need it, and the server
 is compiled into a small heap (tests/host/test_journal_heap.py). The game's side of both is
-``firmware/match.py``'s ``remote_dead`` and ``remote_verdict``.
+``firmware/game/match.py``'s ``remote_dead`` and ``remote_verdict``.
 
 Like ``move``, both need a remote side and carry no PIN: they only act for that side.
 """

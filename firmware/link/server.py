@@ -153,7 +153,7 @@ def _read_count(path):
 class Server:
     """The link for one board.
 
-    ``app`` the ``firmware.app.App`` (or a bare ``firmware.match.Match``): the game is always
+    ``app`` the ``firmware.game.app.App`` (or a bare ``firmware.game.match.Match``): the game is always
     ``app.match``, which the app replaces when the players choose a new game. ``journal`` the
     ``firmware.store.journal.Journal``; ``secret`` the board's key (``load_secret``); ``out``
     writes one reply or event line (bytes); ``now`` the tick in ms; ``board`` the board id;
@@ -549,7 +549,7 @@ class Server:
     # ---- the commands -------------------------------------------------------------------------
 
     def cmd_hello(self, req):
-        # boot_error: what stopped the board's previous boot, or None (firmware/bootlog.py;
+        # boot_error: what stopped the board's previous boot, or None (firmware/boot/bootlog.py;
         # board.build sets it).
         return {
             "name": "tengen",
@@ -585,7 +585,7 @@ class Server:
         return ["%s: %s" % (w, m) for w, m in errors[-4:]]
 
     def cmd_state(self, req):
-        from firmware.match import PHASES
+        from firmware.game.match import PHASES
 
         m = self._match()
         g = m.game
@@ -721,14 +721,14 @@ class Server:
                 if not isinstance(k, str) or len(k) > 16:  # MicroPython's JSON takes {1: 2}
                     raise Reject("bad_value", "set: a setting's name has at most 16 characters")
                 # bool named too: MicroPython's True is not an instance of int, CPython's is.
-                # The values themselves (a string's length too) are firmware/settings.py's.
+                # The values themselves (a string's length too) are firmware/game/settings.py's.
                 if not isinstance(v, (bool, int, str)):
                     raise Reject("bad_type", "set: %s: an integer, true/false or a string" % k)
             if "pin" in changes:
                 self._pin(req)  # the arbiter's PIN before anything is said about the new one
-            # All or nothing: every value checked (firmware/settings.py), "go19" made "go"
+            # All or nothing: every value checked (firmware/game/settings.py), "go19" made "go"
             # and a size, the game and size checked together; one bad value refuses all.
-            from firmware.settings import apply  # here: the link alone does not hold it
+            from firmware.game.settings import apply  # here: the link alone does not hold it
 
             new, errors = apply(self.settings, changes)
             if errors:
@@ -856,7 +856,7 @@ class Server:
         # The next game with the board's settings, Black's clock running: the PAUSE key's
         # start, for a PC that plays one side. A game just begun with the same settings is
         # that game (asked again); one with moves must end first.
-        from firmware.match import same_game
+        from firmware.game.match import same_game
 
         app = self.app
         if not hasattr(app, "start"):

@@ -6,7 +6,7 @@ serves the games journaled under the folder ``ROOT`` (a ``Journal``) with the fi
 secret ``SECRET``, reading request lines from stdin and writing replies to stdout, until
 stdin ends. There is no game on this board: a stand-in match answers ``hello`` and
 ``settings`` (``state``, ``adjust`` get an error reply). With ``--game``, a real Go match
-(``firmware.match.Match``) with ``MOVES`` played serves ``state`` and ``watch`` instead.
+(``firmware.game.match.Match``) with ``MOVES`` played serves ``state`` and ``watch`` instead.
 ``--pin`` sets the arbiter's PIN (default ``PIN``; ``0000`` is a board as it leaves the
 factory).
 ``tests/host/test_sync.py`` runs it behind a pseudo-terminal, as the host tools see a board on
@@ -43,7 +43,7 @@ class _NoSensing:
 
 def _game():
     # A Go match on 19x19 with MOVES played, its clock paused as after a restart.
-    from firmware.match import Match
+    from firmware.game.match import Match
 
     m = Match({"game": "go19", "time": "cn-local", "pin": PIN}, _NoSensing())
     m.clock.start(0)

@@ -13,6 +13,6 @@ the arbiter mode (DESIGN §1, ``firmware/ui/``).
 
 Everything here is pure logic over injected time (ticks of ``firmware/clock/ticks.py``) and
 injected hardware objects (pins, a PWM, a frame buffer), so the tests run it with fakes and
-nothing touches hardware at import time. The app (``firmware/app.py``) executes and journals
+nothing touches hardware at import time. The app (``firmware/game/app.py``) executes and journals
 what these modules decide.
 """

@@ -26,9 +26,9 @@ Items that do not apply to the game are skipped. Not on the clock's path: this a
 from micropython import const
 
 from firmware.clock.control import PRESETS
+from firmware.game.settings import DEFAULTS, GO_TIME, GOMOKU_TIME
+from firmware.game.settings import KO_RULES as KO_ALL
 from firmware.rules.go_count import KOMI_1988, KOMI_NATIONAL, KOMI_TAIWAN
-from firmware.settings import DEFAULTS, GO_TIME, GOMOKU_TIME
-from firmware.settings import KO_RULES as KO_ALL
 from firmware.ui import buttons
 from firmware.ui import texts as T
 
@@ -91,7 +91,7 @@ ITEM_NAMES = (
 
 
 def defaults():
-    """The settings of a new board (a new dict): firmware/settings.py's DEFAULTS, Go 19×19
+    """The settings of a new board (a new dict): firmware/game/settings.py's DEFAULTS, Go 19×19
     under the 1988 rules, national time, volume 2."""
     return dict(DEFAULTS)
 
@@ -138,7 +138,7 @@ class Menu:
         if item in (RULESET, KO, KOMI, HANDICAP):
             return s["game"] == "go"
         # The opening and its offers are Renju's alone: a designated opening brings the swap,
-        # the offers and the forbidden moves (002 第四条1; firmware/match.py opening_of).
+        # the offers and the forbidden moves (002 第四条1; firmware/game/match.py opening_of).
         if item == CLAIMS:
             return s["game"] != "go"
         if item == OPENING:

@@ -181,7 +181,7 @@ def more(kind, detail, gomoku):
     return _SAY.get(kind, _UNKNOWN)[2]
 
 
-# Before a game, while the board is cleared for it (firmware/app.py's ``clearing``, after
+# Before a game, while the board is cleared for it (firmware/game/app.py's ``clearing``, after
 # PAUSE was refused): the word and how many are left in the big cells, the next point in the
 # small ones, one at a time as the stones come off: ``CLR. 23  D4`` (23 stones to take off,
 # the next on D4), ``PUT.  2  D4`` (handicap stones to put down). The words: texts.py.

@@ -3,7 +3,7 @@
 Start reading at ``table``. The reference face is seven-segment glass (firmware/ui/face.py):
 six big cells (a point after each, colons between them) and three small cells (the move
 number's; no points). Every word, label and template a face can draw is here; the modules
-that draw (firmware/app.py, ui/say.py, ui/menus.py, ui/arbiter.py, ui/calibrate.py,
+that draw (firmware/game/app.py, ui/say.py, ui/menus.py, ui/arbiter.py, ui/calibrate.py,
 bootlog.py, match.py) take their texts from these names, and tests/test_glass_texts.py draws
 each entry of ``table`` (its fields filled with the worst cases) through the real HT1621
 driver onto the emulated glass and reads it back (firmware/hal/virtual.py ``read``): what
@@ -42,7 +42,7 @@ Field marks in ``table`` (what the drawing code fills in): ``@`` a point of the 
 side's letter (``SIDES``) · ``~`` a signed time ``+m:ss`` (the arbiter's adjustment) · ``^``
 komi in points (``menus.komi_text``) · ``&`` a margin in points, ``%`` in stones, ``;`` in
 stones from 100 with a fraction (``say.margin_text``) · ``<`` the PIN being entered
-(``PIN_*``) · ``>`` a self-check's tag (firmware/selfcheck.py) · ``!`` the clock's time
+(``PIN_*``) · ``>`` a self-check's tag (firmware/boot/selfcheck.py) · ``!`` the clock's time
 (clock.format_time, drawn by ``show``) · a backquote: a count 0 … 999 right-aligned in three
 cells, blanks before it (``say.count_into``: ``CLR.  2``, ``CLR. 23``) · ``*`` a count
 0 … 99 (the fifth-move offers, down/due: ``3/10``) · ``{`` a count 0 … 99 right-aligned in two

@@ -16,7 +16,7 @@ from pathlib import Path
 from host_tools.emulator import Chip
 from host_tools.link import Link
 
-PIN = "0000"  # the factory PIN (firmware/settings.py)
+PIN = "0000"  # the factory PIN (firmware/game/settings.py)
 BIN = Path(sys.executable).parent  # the installed tengen and mpremote (make venv)
 
 

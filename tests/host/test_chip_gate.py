@@ -1,7 +1,7 @@
 """A board built from a misaligned image never plays silently wrong (issue 25): the images on
 the emulated RP2040 (host_tools/emulator.py), each on a fresh flash.
 
-- At the REPL, firmware/imagecheck.py reads every frozen native and viper function's code
+- At the REPL, firmware/boot/imagecheck.py reads every frozen native and viper function's code
   address from the chip's RAM; they must be exactly the addresses of the ``fun_data_*``
   machine-code symbols ``tengen image check`` reads from the image's ELF file, and the
   misaligned ones exactly the ones it names.
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MPREMOTE = [sys.executable, "-m", "mpremote"]
 SCAN = """\
 import time, json
-from firmware import imagecheck as IC
+from firmware.boot import imagecheck as IC
 t0 = time.ticks_us()
 for m in IC.MODULES:
     __import__(m)
@@ -56,9 +56,9 @@ def _image(chip_images, variant) -> Path:
     if folder is None or not (folder / "firmware.uf2").exists():
         pytest.skip("no %s image (firmware.uf2) in %s: make chip" % (variant, folder))
     img = I.Image(folder / "firmware.elf")
-    if "firmware/imagecheck.py" not in (I.frozen_names(img) or []):
+    if "firmware/boot/imagecheck.py" not in (I.frozen_names(img) or []):
         pytest.skip(
-            "the %s image in %s was built before firmware/imagecheck.py: rebuild it "
+            "the %s image in %s was built before firmware/boot/imagecheck.py: rebuild it "
             "(make chip)" % (variant, folder)
         )
     return folder

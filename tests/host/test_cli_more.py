@@ -78,7 +78,7 @@ def test_settings_show_and_set(board):
     r = run(app, args + ["--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout) == {
-        "game": "go",  # the board keeps the game and its size apart (firmware/settings.py)
+        "game": "go",  # the board keeps the game and its size apart (firmware/game/settings.py)
         "size": 19,
         "komi2": 15,
         "opening": "free",

@@ -28,7 +28,7 @@ def built(tmp_path_factory):
 def test_build_compiles_every_board_module(built):
     out, files, total = built
     modules = D.board_modules()
-    assert "firmware/device.py" in modules and "firmware/link/server.py" in modules
+    assert "firmware/boot/device.py" in modules and "firmware/link/server.py" in modules
     assert not set(modules) & D.EXCLUDE
     want = [m[: -len(".py")] + ".mpy" for m in modules] + ["boot.py", "main.py"]
     assert files == want
@@ -78,7 +78,7 @@ def _firmware_imports(path):
 
 
 def test_everything_the_board_imports_is_built():
-    # From main.py (which starts firmware.device) through every import, the modules that
+    # From main.py (which starts firmware.boot.device) through every import, the modules that
     # exist as files must all be built. _mpshim is imported only on CPython.
     modules = set(D.board_modules())
     todo, seen = ["main.py", "boot.py"], set()
@@ -95,7 +95,7 @@ def test_everything_the_board_imports_is_built():
                 if (ROOT / cand).is_file():
                     assert cand in modules, "%s imports %s, which is not built" % (src, cand)
                     todo.append(cand)
-    assert "firmware/device.py" in seen and "firmware/app.py" in seen
+    assert "firmware/boot/device.py" in seen and "firmware/game/app.py" in seen
 
 
 def test_manifest_freezes_what_deploy_builds():
@@ -218,7 +218,7 @@ class FakeBoard:
         return subprocess.CompletedProcess(cmd, 0, "".join(out), "")
 
     dead_after_reset = False
-    boot_log = ""  # /boot.log (firmware/bootlog.py)
+    boot_log = ""  # /boot.log (firmware/boot/bootlog.py)
     boot_error = None  # what hello says stopped the previous boot
 
     def _exec(self, script):
@@ -335,7 +335,7 @@ BOARD_FILES = {"/main.py", "/boot.py", "/settings.json", "/journal/000001.bin", 
 
 
 def test_a_tengen_image_gets_boot_and_main_only_and_loses_a_stale_firmware_folder(tmp_path):
-    stale = {"/firmware/__init__.mpy", "/firmware/app.mpy", "/firmware/rules/go.mpy"}
+    stale = {"/firmware/__init__.mpy", "/firmware/game/app.mpy", "/firmware/rules/go.mpy"}
     board = FakeBoard(frozen="0.1.0", fs=BOARD_FILES | stale, app=True)
     res, steps = _go(tmp_path, board)
     assert res["kind"] == D.FROZEN and res["board"]["frozen_fw"] == "0.1.0"
@@ -417,7 +417,7 @@ def test_force_copies_the_mpy_files_and_says_why_the_pico_does_not_start(tmp_pat
 def test_a_stock_board_with_a_romfs_partition_is_refused_like_any_stock_board(tmp_path):
     # The app imported from /rom takes 148 KB of heap and does not start (on-chip.md): ROMFS
     # is no way onto a Pico; the message says so, and the way to the image.
-    board = FakeBoard(romfs=256 * 1024, fs={"/firmware/app.mpy", "/settings.json"})
+    board = FakeBoard(romfs=256 * 1024, fs={"/firmware/game/app.mpy", "/settings.json"})
     before = set(board.fs)
     with pytest.raises(D.DeployError) as e:
         _go(tmp_path, board, pin=None)
@@ -459,12 +459,14 @@ def test_the_decision_table():
 def test_a_refusal_after_maintenance_restarts_the_app(tmp_path):
     # A Tengen app running from .mpy files on a board with the RAM (an RP2350, say) but an
     # older MicroPython: the app left for the REPL at our asking, so it is started again.
-    board = FakeBoard(fs={"/main.py", "/boot.py", "/firmware/app.mpy"}, app=True, heap=8_000_000)
+    board = FakeBoard(
+        fs={"/main.py", "/boot.py", "/firmware/game/app.mpy"}, app=True, heap=8_000_000
+    )
     board.mpy = 6 | (2 << 8) | (6 << 10)  # .mpy 6.2, armv7em
     with pytest.raises(D.DeployError, match=r"(?s)format is 6\.2.*restarted as it was"):
         _go(tmp_path, board, force=True)
     assert _mp_commands(board) == [["exec", D.PROBE], ["reset"]] and board.app
-    assert "/firmware/app.mpy" in board.fs  # nothing removed
+    assert "/firmware/game/app.mpy" in board.fs  # nothing removed
     board.mpy = 6 | (3 << 8) | (6 << 10)  # the same MicroPython as built: armv6m code runs
     res, _ = _go(tmp_path, board, force=True)
     assert res["kind"] == D.FILES and res["hello"] is not None

@@ -16,9 +16,9 @@ import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MODULES = (
-    "firmware/app.py",
-    "firmware/bootlog.py",
-    "firmware/match.py",
+    "firmware/game/app.py",
+    "firmware/boot/bootlog.py",
+    "firmware/game/match.py",
     "firmware/ui/say.py",
     "firmware/ui/menus.py",
     "firmware/ui/arbiter.py",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware import settings as S
+from firmware.game import settings as S
 from firmware.rules.coords import parse_vertex
 from firmware.rules.go import Game, fixed_handicap
 from firmware.rules.go_count import result_sgf
@@ -481,7 +481,7 @@ def test_tengen_gtp_board_from_another_folder(tmp_path):
 
 
 def test_a_32k_line_is_answered_too_long_and_the_next_one_served():
-    # Bounded as the board's link is (firmware/lines.py): the line is never held whole.
+    # Bounded as the board's link is (firmware/link/lines.py): the line is never held whole.
     e = engine(FakeBoard())
     out = io.BytesIO()
     serve(e, io.BytesIO(b"1 name\n2 " + b"x" * 32768 + b"\n3 boardsize 9\n"), out)

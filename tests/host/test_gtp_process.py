@@ -1,4 +1,4 @@
-"""firmware/gtp.py as a real process: ``micropython -m firmware.gtp`` and ``python -m firmware.gtp``
+"""firmware/gtp/go.py as a real process: ``micropython -m firmware.gtp`` and ``python -m firmware.gtp``
 fed a command script over stdin (CPython only: pytest drives the subprocesses).
 
 The corpus test loads the first real game of ../shared/corpus/go/ where it lies (read-only) and
@@ -307,7 +307,7 @@ def _reap(proc):
 
 
 def test_a_32k_line_in_a_small_heap_is_answered_and_the_next_one_served(runtime):
-    # firmware/gtp.py reads its lines bounded (firmware/lines.py), as the board's link does:
+    # firmware/gtp/go.py reads its lines bounded (firmware/link/lines.py), as the board's link does:
     # the unix port in a 400 KB heap held a 32 KB line whole before (MemoryError).
     heap = ["-X", "heapsize=400k"] if runtime[0] == str(MICROPYTHON) else []
     script = b"1 name\n2 play b " + b"D4" * 16384 + b"\n3 protocol_version\n"

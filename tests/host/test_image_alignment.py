@@ -1,4 +1,4 @@
-"""The boot's alignment check (firmware/imagecheck.py) against the sources, and ``tengen
+"""The boot's alignment check (firmware/boot/imagecheck.py) against the sources, and ``tengen
 deploy`` refusing a board whose image has misaligned frozen machine code (the probe's
 ``image``, host_tools/deploy.py ``image_fault``), with tests/host/test_deploy.py's fakes.
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware import imagecheck as IC
+from firmware.boot import imagecheck as IC
 from host_tools import deploy as D
 from host_tools import image as I
 from tests.host.test_deploy import FakeBoard, _go, _mp_commands
@@ -79,7 +79,7 @@ def _scopes_in(node):
 def test_modules_is_every_board_module_with_machine_code():
     have = {m for k, v in I.native_functions().items() if k is not None for m, _, _ in v}
     assert set(IC.MODULES) == {_dotted(m) for m in have}
-    assert "firmware/imagecheck.py" in have  # its own two, whose types it compares with
+    assert "firmware/boot/imagecheck.py" in have  # its own two, whose types it compares with
 
 
 def test_no_machine_code_hides_where_the_check_cannot_reach():
@@ -106,7 +106,7 @@ def test_the_unix_port_finds_what_the_sources_say(tmp_path):
     mp = _micropython()
     script = (
         "import sys\nsys.path.insert(0, %r)\n"
-        "import json\nfrom firmware import imagecheck as IC\n"
+        "import json\nfrom firmware.boot import imagecheck as IC\n"
         "n, found = IC.scan()\n"
         "named = IC.names(found)\n"
         "print(json.dumps({named[e[0]]: e[1] for e in found}))\n"

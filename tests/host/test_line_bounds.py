@@ -4,8 +4,8 @@ The board's ``serve`` (``protocol.Framer``, tests/test_link.py) and the PC tests
 (``firmware/link/stdio.py``, tests/host/test_link_fuzz.py) answer a line over their bound
 ``too_long``; GTP (tests/host/test_gtp_process.py, test_gtp_board.py) answers ``? line too
 long``. Here the others, each with a 32 KB line, then a request that must still be answered:
-the old simulator's commands (``firmware/simulator.py``, in a heap where holding the line
-whole failed), the virtual board's hands (``firmware/virtual.py``, its stdin written to
+the old simulator's commands (``firmware/virtual/simulator.py``, in a heap where holding the line
+whole failed), the virtual board's hands (``firmware/virtual/board.py``, its stdin written to
 directly) and ``tengen sim`` headless (``host_tools/sim.py``, which reads the hands' lines
 before the board does). The link clients (``host_tools/link.py``: board_player, scripted,
 sync) read replies, not requests: their buffer is dropped past 1 MiB.
@@ -37,7 +37,7 @@ def test_the_simulator_answers_a_32k_line_and_goes_on(runtime):
         [str(MICROPYTHON), "-X", "heapsize=600k"] if runtime == "micropython" else [sys.executable]
     )
     done = subprocess.run(
-        cmd + ["-m", "firmware.simulator"],
+        cmd + ["-m", "firmware.virtual.simulator"],
         input="frobnicate\n%s\nfoo\nquit\n" % LONG,
         capture_output=True,
         text=True,

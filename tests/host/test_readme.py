@@ -1,6 +1,6 @@
 """The README's commands are the real ones: every ``tengen`` command line it shows names a
 command that exists with options it has, every ``make`` target is in the Makefile, and the
-settings table lists exactly the board's settings (firmware/settings.py). The journeys those
+settings table lists exactly the board's settings (firmware/game/settings.py). The journeys those
 commands make are tested end to end elsewhere (tests/host/test_virtual_board.py,
 test_records_on_pc.py, test_sync_boards.py, test_watch.py, test_verify.py).
 """
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from firmware import settings as S
+from firmware.game import settings as S
 from host_tools.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""firmware/sgf.py against sgfmill (CPython only) on every Go record in the shared corpus.
+"""firmware/rules/sgf.py against sgfmill (CPython only) on every Go record in the shared corpus.
 
 Per file: the main line's moves, the root's size, komi, handicap and setup stones, and every
 property value of every main-line node must agree. The corpus is read in place from
@@ -11,7 +11,7 @@ import re
 import pytest
 from sgfmill import sgf as sgfmill
 
-from firmware import sgf
+from firmware.rules import sgf
 from tests.support import shared_path
 
 CORPUS = shared_path("corpus", "go")
@@ -26,7 +26,7 @@ _ESCAPE = re.compile(rb"\\(.)", re.DOTALL)
 
 
 def _unescape(raw):
-    """sgfmill's raw value with SGF escapes resolved and decoded as firmware/sgf.py promises."""
+    """sgfmill's raw value with SGF escapes resolved and decoded as firmware/rules/sgf.py promises."""
     bb = _ESCAPE.sub(rb"\1", _SOFT_BREAK.sub(b"", raw))
     try:
         return bb.decode("utf-8")
@@ -35,7 +35,7 @@ def _unescape(raw):
 
 
 def _xy(row_col):
-    """sgfmill's (row, col), row 0 at the bottom, as firmware/sgf.py's (x, y)."""
+    """sgfmill's (row, col), row 0 at the bottom, as firmware/rules/sgf.py's (x, y)."""
     return None if row_col is None else (row_col[1], row_col[0])
 
 

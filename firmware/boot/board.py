@@ -1,7 +1,7 @@
 """The board's wiring: the app, its files and its PC link, built from a HAL's hardware.
 
 One function, ``build(hw)``, makes everything the board runs; the device (``device.py``, the
-RP2040's pins) and the virtual board (``virtual.py``, a simulated grid with its flash in a
+RP2040's pins) and the virtual board (``firmware/virtual/board.py``, a simulated grid with its flash in a
 folder) call it with their own ``hw``, so they are wired the same way and only the HAL
 differs (DESIGN.md §1). ``hw`` provides:
 
@@ -21,17 +21,17 @@ differs (DESIGN.md §1). ``hw`` provides:
                     allocating, False if it does not answer (the clock's checkpoint)
     link_out        writes one reply line (bytes) to the PC
 
-Files under ``root``: ``settings.json`` (the board's settings, firmware/settings.py),
+Files under ``root``: ``settings.json`` (the board's settings, firmware/game/settings.py),
 ``calibration.json``, ``secret.bin`` (the key of the records' HMAC), ``paired`` (the link
 signs its commands), ``pinfails`` (wrong PINs), ``games/`` (the journal), ``clock.ck`` (the
 running clock's checkpoint: firmware/clock/checkpoint.py; a game resumed after a cut takes its
 running turn from there and says how long the power was off) and ``boot.log``
-(firmware/bootlog.py). Whatever these files hold, ``build``
+(firmware/boot/bootlog.py). Whatever these files hold, ``build``
 returns a working board: bad settings fall back to their defaults and the faces say so, a
 bad calibration to the nominal one.
 
 Before anything else ``build`` runs the known-answer self-checks of the kernels
-(firmware/selfcheck.py). If one fails, or anything raises while the board is wired (a
+(firmware/boot/selfcheck.py). If one fails, or anything raises while the board is wired (a
 ``MemoryError`` too), the error goes to the boot log and onto both faces (``CHECK SEN``,
 ``BOOT MEM``, ``BOOT ERR``) and is raised again: the app does not start, and main.py returns
 to the REPL. On a boot that works, the server's ``boot_error`` is the error the previous boot
@@ -53,12 +53,12 @@ def build(hw):
     stopped it, written to the boot log and shown on the faces first (see the header)."""
     import gc
 
-    from firmware import bootlog
+    from firmware.boot import bootlog
 
     bootlog.attach(hw.root + BOOT_LOG, getattr(hw, "faces", None))
     try:
         bootlog.stage("selfcheck")
-        from firmware import selfcheck
+        from firmware.boot import selfcheck
 
         selfcheck.verify()
         gc.collect()  # the checks' objects: the heap is the app's now
@@ -77,11 +77,11 @@ def _wire(hw):
     # after this frame is gone, so a MemoryError's report has the heap back).
     import json
 
-    from firmware import settings as S
-    from firmware.app import App
     from firmware.clock.checkpoint import Checkpoint
+    from firmware.game import settings as S
+    from firmware.game.app import App
+    from firmware.game.match import Match
     from firmware.link import server as link
-    from firmware.match import Match
     from firmware.sensing import calibration
     from firmware.sensing.grid import board_sensing
     from firmware.store.journal import Journal, read_file, write_atomic

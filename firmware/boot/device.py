@@ -1,11 +1,11 @@
 """The board itself: the RP2040's hardware (``firmware/hal/rp2040.py``) wired by
-``firmware/board.py``, with the PC link on the USB serial.
+``firmware/boot/board.py``, with the PC link on the USB serial.
 
 ``main.py`` calls ``run()``. Nothing touches ``machine`` or ``rp2`` until ``build()`` runs,
 so this module imports on the unix port too.
 
 Before anything can call a native or viper function, ``check_image`` makes sure the image's
-frozen machine code can run at all (firmware/imagecheck.py): on an image built without the
+frozen machine code can run at all (firmware/boot/imagecheck.py): on an image built without the
 alignment fix the first native call HardFaults and the viper kernels answer wrongly, so the
 boot stops there instead, written to /boot.log as the ``image`` stage, with the Pico's LED
 blinking (the faces' drivers are native code themselves), and the REPL left free.
@@ -15,7 +15,7 @@ blinking (the faces' drivers are native code themselves), and the REPL left free
 def check_image():
     """Raise ``imagecheck.Misaligned`` (the boot log's ``image`` stage) if the image's frozen
     native or viper code is misaligned; the LED blinks then. Calls no native function."""
-    from firmware import bootlog, imagecheck
+    from firmware.boot import bootlog, imagecheck
 
     bootlog.stage("image")
     try:
@@ -32,7 +32,7 @@ def check_image():
 def build():
     """Everything the board runs, wired to its pins: ``(app, server)``."""
     check_image()
-    from firmware import board
+    from firmware.boot import board
     from firmware.hal import rp2040
 
     return board.build(rp2040.make_hardware())

@@ -2,9 +2,10 @@
 
 Start reading at ``Engine.handle``: one command line in, the whole response text out.
 ``Engine.COMMANDS`` maps each command name to its ``cmd_*`` method, one method per command;
-``main()`` answers stdin on stdout until ``quit``. The same file runs on CPython
-(``python -m firmware.gtp``), the MicroPython unix port (``micropython -m firmware.gtp``) and
-the board.
+``main()`` answers stdin on stdout until ``quit`` (``firmware/gtp/__main__.py`` runs it). The
+same file runs on CPython (``python -m firmware.gtp``), the MicroPython unix port
+(``micropython -m firmware.gtp``) and the board. What the Gomoku commands share with it is in
+``firmware/gtp/core.py``.
 
 Protocol: GTP version 2 (draft 2, https://www.lysator.liu.se/~gunnar/gtp/). Extensions
 follow GNU Go (``list_stones``, ``is_legal``, ``all_legal``, ``captures``, ``get_komi``);
@@ -15,19 +16,26 @@ Tengen's own commands start with ``tengen-``. Komi is kept in half points (``kom
 import gc
 import sys
 
+from firmware.gtp.core import (
+    _COLOR_NAMES,
+    Admin,
+    GtpError,
+    _color,
+    _digits,
+    _int,
+    _one_line,
+    _want,
+    diagram,
+    split_command,
+)
 from firmware.link.server import FIRMWARE as VERSION  # the firmware's one version
 from firmware.rules.coords import GO_COLUMNS, parse_vertex, vertex
 from firmware.rules.go import KO_RULES, Game, fixed_handicap
 from firmware.rules.go_board import BLACK, REASONS, WHITE
 from firmware.rules.go_count import count, result_sgf
 
-NAME = "Tengen"
-
-_COLORS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
-_COLOR_NAMES = ("", "black", "white")
-
-
-# Commands that mean the same in every game; the rest go to gtp_gomoku while Gomoku is played.
+# Commands that mean the same in every game; the rest go to firmware/gtp/gomoku.py while
+# Gomoku is played.
 _SHARED = (
     "protocol_version",
     "name",
@@ -40,69 +48,7 @@ _SHARED = (
 )
 
 
-class GtpError(Exception):
-    """A command failed; its message becomes the ``?`` response."""
-
-
 # ---- argument parsing ------------------------------------------------------------------------
-
-
-def clean(line):
-    """GTP preprocessing (spec 3.1): drop control characters, cut the ``#`` comment, HT → space."""
-    if not isinstance(line, str):
-        line = _decode(line)
-    k = line.find("#")
-    if k >= 0:
-        line = line[:k]
-    out = []
-    for ch in line:
-        o = ord(ch)
-        if o == 9:
-            out.append(" ")
-        elif o >= 32 and o != 127:
-            out.append(ch)
-        # else: CR, LF (one line is handled at a time), the other control characters, DEL
-    return "".join(out).strip()
-
-
-def _decode(raw):
-    """Bytes as text: UTF-8, or byte by byte (latin-1) for garbage, so no input can raise."""
-    try:
-        return str(bytes(raw), "utf-8")
-    except UnicodeError:
-        return "".join([chr(b) for b in raw])
-
-
-def _digits(text):
-    """Whether ``text`` is one or more ASCII digits (``str.isdigit`` also takes other scripts)."""
-    if not text:
-        return False
-    for ch in text:
-        if ch not in "0123456789":
-            return False
-    return True
-
-
-def _int(text):
-    """A GTP int argument; GtpError ``syntax error`` if it is not one."""
-    body = text[1:] if text[0] in "+-" else text
-    if not _digits(body):
-        raise GtpError("syntax error (not an integer: '%s')" % text)
-    return int(text)
-
-
-def _want(args, n):
-    """Check that a command got exactly ``n`` arguments."""
-    if len(args) != n:
-        raise GtpError("syntax error (wrong number of arguments)")
-
-
-def _color(text):
-    """BLACK or WHITE from ``b``, ``black``, ``w``, ``white`` in any case."""
-    c = _COLORS.get(text.lower())
-    if c is None:
-        raise GtpError("syntax error (invalid color '%s')" % text)
-    return c
 
 
 def _vertex(text):
@@ -141,11 +87,6 @@ def format_komi(komi2):
     return text + ".5" if half % 2 else text
 
 
-def _one_line(text):
-    """An error message fit for one response line: newlines would end the response early."""
-    return text.replace("\r", " ").replace("\n", " ")
-
-
 def _play(game, c, xy):
     """Play ``c`` at ``xy`` (None: pass) on ``game``; OK or the reason code."""
     if xy is None:
@@ -170,87 +111,16 @@ def star_points(n):
     return points
 
 
-def diagram(board, columns, stars):
-    """The board as text lines: column letters, rows from the top (X, O, + star, .), letters."""
-    n = board.size
-    letters = "   " + " ".join(columns[:n])
-    lines = [letters]
-    for y in range(n - 1, -1, -1):
-        row = []
-        for x in range(n):
-            c = board.color_at(x, y)
-            row.append(
-                "X" if c == BLACK else "O" if c == WHITE else "+" if (x, y) in stars else "."
-            )
-        lines.append("%2d %s %d" % (y + 1, " ".join(row), y + 1))
-    lines.append(letters)
-    return lines
-
-
 # ---- the engine ------------------------------------------------------------------------------
-
-
-def split_command(line):
-    """A command line's words after GTP's preprocessing, its id first ("" if none); None for
-    an empty line. Shared by every GTP engine here (this one and ``tengen gtp --board``)."""
-    text = clean(line)
-    if not text:
-        return None
-    words = text.split()
-    if _digits(words[0]):
-        return words
-    return [""] + words
-
-
-class Admin:
-    """The administrative commands every engine answers the same way (GTP 6.3.1), over the
-    engine's ``COMMANDS`` and ``NAME``."""
-
-    NAME = NAME
-
-    def cmd_protocol_version(self, args):
-        """GTP version: 2."""
-        _want(args, 0)
-        return "2"
-
-    def cmd_name(self, args):
-        """The engine's name."""
-        _want(args, 0)
-        return self.NAME
-
-    def cmd_known_command(self, args):
-        """``true`` if the command exists, else ``false``."""
-        _want(args, 1)
-        return "true" if args[0] in self.COMMANDS else "false"
-
-    def cmd_list_commands(self, args):
-        """All commands, one per line."""
-        _want(args, 0)
-        return "\n".join(sorted(self.COMMANDS))
-
-    def cmd_quit(self, args):
-        """End the session (after answering)."""
-        _want(args, 0)
-        self.done = True
-        return ""
-
-    # The administrative commands every engine answers; each engine's COMMANDS extends a copy.
-    COMMANDS = {
-        "protocol_version": cmd_protocol_version,
-        "name": cmd_name,
-        "known_command": cmd_known_command,
-        "list_commands": cmd_list_commands,
-        "quit": cmd_quit,
-    }
 
 
 class Engine(Admin):
     """One GTP session: a game of Go, its komi and the arbiter's last repetition report."""
 
     def __init__(self, size=None, komi2=None):
-        # The board's factory settings (firmware/settings.py) unless told otherwise: a game
+        # The board's factory settings (firmware/game/settings.py) unless told otherwise: a game
         # here starts as a new board's would (19x19, komi 5.5, the chinese ko rule).
-        from firmware.settings import DEFAULTS
+        from firmware.game.settings import DEFAULTS
 
         self.game = Game(
             DEFAULTS["size"] if size is None else size, KO_RULES.index(DEFAULTS["ko"])
@@ -275,7 +145,7 @@ class Engine(Admin):
             return "?%s unknown command\n\n" % ident
         method = self.COMMANDS[name]
         if self.gomoku is not None and name not in _SHARED:
-            from firmware import gtp_gomoku  # loaded only when Gomoku is played
+            from firmware.gtp import gomoku as gtp_gomoku  # loaded only when Gomoku is played
 
             method = gtp_gomoku.COMMANDS.get(name)
             if method is None:
@@ -379,7 +249,7 @@ class Engine(Admin):
             stop = _int(args[1])
             if stop < 1:
                 raise GtpError("syntax error (move numbers start at 1)")
-        from firmware import sgf  # only now: the reader's RAM is spent only if it is used
+        from firmware.rules import sgf  # only now: the reader's RAM is spent only if it is used
 
         try:
             with open(args[0], "rb") as f:
@@ -393,7 +263,7 @@ class Engine(Admin):
             if self.gomoku is not None:
                 if info["gm"] != 4:
                     raise sgf.SgfError("GM[%d] is not Gomoku (tengen-game go for Go)" % info["gm"])
-                from firmware import gtp_gomoku
+                from firmware.gtp import gomoku as gtp_gomoku
 
                 # Only a fully loaded game replaces the current one (it is small: no gc dance).
                 self.gomoku = gtp_gomoku.load(self.gomoku.variant, sgf, nodes, info, stop)
@@ -551,7 +421,7 @@ class Engine(Admin):
 
         if name not in VARIANTS:
             raise GtpError("syntax error (game must be go %s)" % " ".join(VARIANTS))
-        from firmware import gtp_gomoku
+        from firmware.gtp import gomoku as gtp_gomoku
 
         self.gomoku = None
         gc.collect()
@@ -585,7 +455,7 @@ class Engine(Admin):
             "tengen-ko_rule": cmd_tengen_ko_rule,
             "tengen-repetition": cmd_tengen_repetition,
             "tengen-game": cmd_tengen_game,
-            "tengen-forbidden": None,  # Gomoku only: firmware/gtp_gomoku.py answers it
+            "tengen-forbidden": None,  # Gomoku only: firmware/gtp/gomoku.py answers it
         }
     )
 
@@ -595,7 +465,7 @@ def main():
     engine = Engine()
     # Bytes in, so that invalid UTF-8 cannot raise inside readline; bytes out, so that a
     # message quoting non-ASCII text cannot fail on an ASCII-only stdout.
-    from firmware.lines import LIMIT, read_line
+    from firmware.link.lines import LIMIT, read_line
 
     inp = getattr(sys.stdin, "buffer", sys.stdin)
     out = getattr(sys.stdout, "buffer", None)
@@ -620,8 +490,4 @@ def main():
 
 
 if __name__ == "__main__":
-    # Run the copy imported as firmware.gtp, not this __main__ one: gtp_gomoku raises that
-    # module's GtpError, which handle() must recognise.
-    from firmware import gtp
-
-    gtp.main()
+    main()

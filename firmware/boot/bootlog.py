@@ -15,7 +15,7 @@ The file, ``/boot.log`` on the board (``board.build`` attaches it under the flas
     ok                          the app started after an error (written only then)
 
 ``<stage>`` is ``boot.py``, ``start`` (main.py loading the firmware, making the HAL),
-``image`` (firmware/imagecheck.py: the image's frozen native/viper code misaligned, before
+``image`` (firmware/boot/imagecheck.py: the image's frozen native/viper code misaligned, before
 any of it runs), ``selfcheck``, ``build`` or ``run`` (the app, once started); ``<what>`` is
 ``Type: message``, or for a self-check ``CHECK <tag> <kernels>: item 3 is 0, known 2``, for
 the image ``87 of 169 frozen native/viper functions misaligned (...): <the first three>``.

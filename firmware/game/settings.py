@@ -30,7 +30,7 @@ The values (menus.py shows them; match.py and the clock use them):
                 whose clock ran (as if it had run on); false (the default): not charged, the
                 clock resumes from its last checkpoint (firmware/clock/checkpoint.py)
     black, white, event, round, table: text for the next game's record, at most 32 characters
-                (not bytes), kept whole; dropped once that game starts (firmware/app.py)
+                (not bytes), kept whole; dropped once that game starts (firmware/game/app.py)
 """
 
 import json
@@ -42,7 +42,7 @@ from firmware.clock.control import PRESETS, lookup
 # 12 bytes, \ud834\udd1e; MicroPython writes UTF-8, 4) besides the other settings.
 MAX_BYTES = 3072
 # A name or event field: at most 32 characters (Unicode characters, not bytes: 柯洁 is 2), kept
-# whole in the game's record (firmware/match.py) and the SGF.
+# whole in the game's record (firmware/game/match.py) and the SGF.
 TEXT_MAX = 32
 
 # Written out rather than imported: this module is loaded at every boot, before a game is

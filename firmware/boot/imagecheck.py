@@ -7,7 +7,7 @@ HardFaults at its first call and a misaligned viper function reads wrong literal
 wrongly without a fault (../shared/research/on-chip.md). ``tengen image check`` finds that in
 the build's ELF file before it is flashed; this module finds it on the board itself, whatever
 was flashed, so a board built from a bad image says so instead of dying in the middle of the
-boot or playing silently wrong. firmware/device.py runs it first thing (the boot log's
+boot or playing silently wrong. firmware/boot/device.py runs it first thing (the boot log's
 ``image`` stage: ``error image: 80 of 169 ...``, the Pico's LED blinking, the REPL left free),
 and ``tengen deploy``'s probe runs it at the REPL to refuse such a board.
 
@@ -51,13 +51,13 @@ VIPER = "viper"
 # The board's modules that have @micropython.native or @micropython.viper functions, and this
 # one; tests/host/test_image_alignment.py checks the list against the sources.
 MODULES = (
-    "firmware.app",
+    "firmware.game.app",
     "firmware.clock.checkpoint",
     "firmware.clock.clock",
     "firmware.clock.cues",
     "firmware.hal.rp2040",
-    "firmware.imagecheck",
-    "firmware.match",
+    "firmware.boot.imagecheck",
+    "firmware.game.match",
     "firmware.referee.incidents",
     "firmware.referee.referee",
     "firmware.rules.bitboard",
@@ -99,7 +99,7 @@ def _viper():
 class Misaligned(Exception):
     """Frozen machine code at addresses the chip cannot run: ``functions`` (names, by
     address), ``total`` (how many were checked); ``str()`` the boot log's line. ``tag`` makes
-    the boot log take the message as it is (firmware/bootlog.py ``summary``)."""
+    the boot log take the message as it is (firmware/boot/bootlog.py ``summary``)."""
 
     tag = "IMG"
 

@@ -1,7 +1,7 @@
 """One game in progress at the board: the rules, the clock, the referee and the sensing, joined.
 
 Start reading at ``Match.press``. Everything here is pure: frames, presses and ticks come in
-with their own times, so the app (``firmware/app.py``) and the tests drive it the same way.
+with their own times, so the app (``firmware/game/app.py``) and the tests drive it the same way.
 The data flows one way (DESIGN.md): frame → sensing → referee (the seen board) → on a press,
 referee → rules → clock → journal. A press the referee refuses leaves the clock running, and
 the refusal's incident is what the faces and the buzzer report.
@@ -14,10 +14,10 @@ from micropython import const
 
 from firmware.clock import control
 from firmware.clock.clock import LATE, OK, Clock
+from firmware.game.settings import NAMES
 from firmware.referee import incidents as inc
 from firmware.referee.referee import ACCEPTED, REFUSE, Referee
 from firmware.rules.go_board import BLACK, WHITE
-from firmware.settings import NAMES
 
 # What a press did (``Match.press``).
 MOVED = const(0)  # a move (or a pass) committed, the clock switched
@@ -40,8 +40,8 @@ _EXTRA = ("ko", "claims", "offers", "free_captures", "captures", "late_factor", 
 # Who plays, and where (set from the PC before the game: ``tengen game``, a hall's pairing):
 # kept whole in the header's ``extra`` (``_fit_extra``), and given back to a game resumed
 # after a power cut (``settings_of``). They belong to that one game: the board's settings
-# drop them once it starts (firmware/app.py ``start``).
-NAME_KEYS = NAMES  # firmware/settings.py's list
+# drop them once it starts (firmware/game/app.py ``start``).
+NAME_KEYS = NAMES  # firmware/game/settings.py's list
 
 _JOURNAL_POINTS = const(40)  # an incident's points passed without a tuple (live.py's limit)
 
@@ -155,7 +155,7 @@ class Match:
             return 0
         from firmware.rules.go_count import KOMI_1988
 
-        return KOMI_1988  # the 1988 rules', as firmware/settings.py's defaults
+        return KOMI_1988  # the 1988 rules', as firmware/game/settings.py's defaults
 
     # ---- the flow -----------------------------------------------------------------------------
 
@@ -470,7 +470,7 @@ class Match:
     def remote_dead(self, points, now):
         """The stones the remote side (an engine: GTP ``final_status_list dead``) calls dead,
         once both passed (phase DEAD or COUNTED): the player's face names them one at a time
-        until they are lifted (firmware/app.py), the journal keeps them, and from now on the
+        until they are lifted (firmware/game/app.py), the journal keeps them, and from now on the
         remote side's confirmation of the count comes from the PC (``remote_verdict``), not
         from its paddle. "" if taken, else why not: "not_remote", "not_now", "not_a_stone"
         (``why`` says which point)."""
@@ -670,7 +670,7 @@ def _is_go(settings):
 
 def _fit_extra(header, settings):
     # The header's ``extra``: the game's settings it has no field for and the players, as
-    # compact JSON. The names are kept whole (firmware/settings.py bounds each to TEXT_MAX
+    # compact JSON. The names are kept whole (firmware/game/settings.py bounds each to TEXT_MAX
     # characters): a header over 255 bytes takes the journal's long record form.
     import json
 
@@ -687,7 +687,7 @@ def _fit_extra(header, settings):
 def same_game(game, board):
     """True when a game begun with the settings ``game`` is the one the board's settings
     ``board`` make: the same but for the players' names, which the board drops once a game
-    has started (firmware/app.py ``names_used``) unless new ones were set since."""
+    has started (firmware/game/app.py ``names_used``) unless new ones were set since."""
     rest = [k for k in game if k not in NAME_KEYS] + [k for k in board if k not in NAME_KEYS]
     if any(game.get(k) != board.get(k) for k in rest):
         return False

@@ -1,18 +1,18 @@
 """The virtual board: the whole board on a PC, wired as the device is, its link on a pty.
 
-    micropython -m firmware.virtual FLASH_DIR --link-fd N [--seed S]
+    micropython -m firmware.virtual.board FLASH_DIR --link-fd N [--seed S]
 
 ``FLASH_DIR`` plays the board's flash (settings, calibration, secret, the journal, the
-board's id: firmware/board.py); ``N`` an inherited file descriptor, the master side of a
+board's id: firmware/boot/board.py); ``N`` an inherited file descriptor, the master side of a
 pseudo-terminal, where the PC link is served as on the USB serial; ``S`` the simulated
 grid's seed (the same grid at every start). ``host_tools/sim.py`` (``make sim``,
 ``tengen sim``) makes the pty and the folder and starts this; it runs on the MicroPython unix
 port, and imports on CPython.
 
-Start reading at ``main``. The board is ``firmware/board.py``'s ``build`` on the virtual
+Start reading at ``main``. The board is ``firmware/boot/board.py``'s ``build`` on the virtual
 hardware (``firmware/hal/virtual.py``); under asyncio run the app's tasks, the link
 (``firmware.link.server.serve``) and the hands: command lines read from stdin without
-blocking, the same as ``firmware/simulator.py``'s. Points are the physical grid's, 19×19
+blocking, the same as ``firmware/virtual/simulator.py``'s. Points are the physical grid's, 19×19
 with Go's columns (A–T, no I); a smaller game sits in its middle (Go 9×9's E5 is K10).
 
     put D4 b [dx dy]   put a stone down (dx, dy: off the point, in hundredths of a pitch)
@@ -97,7 +97,7 @@ class VirtualBoard:
     what it shows (``report``), written by ``out(line)``."""
 
     def __init__(self, hw, out):
-        from firmware import board
+        from firmware.boot import board
 
         self.hw = hw
         self.out = out
@@ -258,7 +258,7 @@ class VirtualBoard:
         stream = getattr(inp, "buffer", inp)
         poller = select.poll()
         poller.register(inp, select.POLLIN)
-        from firmware.lines import LIMIT
+        from firmware.link.lines import LIMIT
 
         buf = b""
         long = False  # inside a line longer than LIMIT
@@ -281,7 +281,7 @@ class VirtualBoard:
                 buf += b
                 if b == b"\n":
                     break
-                if len(buf) > LIMIT:  # bounded as the link's lines are (firmware/lines.py)
+                if len(buf) > LIMIT:  # bounded as the link's lines are (firmware/link/lines.py)
                     buf = b""
                     long = True
             if long and b == b"\n":
@@ -355,7 +355,9 @@ def _args(argv):
             raise ValueError("unknown argument: " + a)
         i += 1
     if root is None:
-        raise ValueError("usage: micropython -m firmware.virtual FLASH_DIR --link-fd N [--seed S]")
+        raise ValueError(
+            "usage: micropython -m firmware.virtual.board FLASH_DIR --link-fd N [--seed S]"
+        )
     while len(root) > 1 and root.endswith("/"):
         root = root[:-1]
     return root, fd, seed

@@ -1,10 +1,10 @@
 """Known-answer self-checks of the viper and native kernels, run once at boot.
 
-Start reading at ``verify``. ``firmware/board.py`` calls it before it builds the app: each
+Start reading at ``verify``. ``firmware/boot/board.py`` calls it before it builds the app: each
 check below runs its kernels on fixed inputs and compares what they give, number by number,
 with the answer kept in ``KNOWN``. A mismatch raises ``Failed``, naming the check (a tag of
 three letters at most, as the faces can show it: ``FAULT SEN``) and the kernels; the boot log
-(``firmware/bootlog.py``) writes it down and shows it, and the app does not start.
+(``firmware/boot/bootlog.py``) writes it down and shows it, and the app does not start.
 
 Why: on-chip.md found that a frozen image can give viper functions the wrong alignment, and
 then their literal loads read the wrong word and they answer wrongly without a fault
@@ -40,7 +40,7 @@ Each check answers a flat tuple of ints. ``tests/test_selfcheck.py`` computes th
 CPython through the plain-Python paths (``firmware/_mpshim.py`` makes viper and native plain
 functions) and on the unix port through the real kernels, and requires both to equal
 ``KNOWN``: the constants here cannot drift from the code. To refresh them after a deliberate
-change of a kernel: ``python3 -m firmware.selfcheck`` prints ``KNOWN`` anew.
+change of a kernel: ``python3 -m firmware.boot.selfcheck`` prints ``KNOWN`` anew.
 
 Cost (bench/bench_selfcheck.py, the unix port, fastest of 20 runs): all checks take 1.0-1.8 ms
 with the calibration loop at 450-650 µs, so the same estimate each time: unix time × 48.8 ms /
@@ -457,7 +457,7 @@ def verify(tags=None):
         raise Failed(failed[0][0], msg)
 
 
-# The known answers: ``python3 -m firmware.selfcheck`` prints this table from the code.
+# The known answers: ``python3 -m firmware.boot.selfcheck`` prints this table from the code.
 # fmt: off
 KNOWN = {
     "GO": (0, 0, 0, 0, 0, 0, 0, 0, 3, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 26, 21, 18,

@@ -1,6 +1,6 @@
 """GTP commands for the Gomoku variants (``tengen-game renju|standard|freestyle``).
 
-``firmware/gtp.py`` keeps the session; while it plays Gomoku it answers the commands in
+``firmware/gtp/go.py`` keeps the session; while it plays Gomoku it answers the commands in
 ``COMMANDS`` here, each a function of the engine and the arguments. Vertices use the columns
 A–O without a skipped letter (seed 002 第一条); ``play`` answers ``win B``, ``win W`` (with
 the foul's kind when Black's forbidden move lost) or ``draw`` once the game is decided.
@@ -8,7 +8,7 @@ the foul's kind when Black's forbidden move lost) or ``draw`` once the game is d
 
 import gc
 
-from firmware.gtp import _COLOR_NAMES, GtpError, _color, _int, _want, diagram
+from firmware.gtp.core import _COLOR_NAMES, GtpError, _color, _int, _want, diagram
 from firmware.rules.coords import GOMOKU_COLUMNS, parse_vertex, vertex
 from firmware.rules.gomoku import (
     DRAW,
@@ -25,7 +25,7 @@ _STARS = ((3, 3), (11, 3), (3, 11), (11, 11), (7, 7))  # 第一条1: D4 L4 D12 L
 
 def new_game(engine, variant, size=15):
     """Start a new game of ``variant`` (an index of VARIANTS) on the engine, with the
-    board's factory claim mode (firmware/settings.py). The opening stays free: the
+    board's factory claim mode (firmware/game/settings.py). The opening stays free: the
     designated opening's fifth-move offers are laid at the board, and GTP has no command
     for them."""
     engine.gomoku = Gomoku(variant, size, claims=_claims())
@@ -33,8 +33,8 @@ def new_game(engine, variant, size=15):
 
 def _claims():
     # The board's factory claim mode, as an index of gomoku.CLAIM_MODES.
+    from firmware.game.settings import DEFAULTS
     from firmware.rules.gomoku import CLAIM_MODES
-    from firmware.settings import DEFAULTS
 
     return CLAIM_MODES.index(DEFAULTS["claims"])
 

@@ -1,4 +1,4 @@
-"""The device app: the board's tasks around one ``Match`` (firmware/match.py).
+"""The device app: the board's tasks around one ``Match`` (firmware/game/match.py).
 
 Start reading at ``App.step``: one pass of everything the board does — paddle presses
 stamped by their IRQ, a scan through sensing and the referee, the clock's tick, the faces and
@@ -278,7 +278,7 @@ class App:
 
     def play_key(self, ev, now):
         """The keys of the game's life, by where the game is (match.PHASES)."""
-        from firmware import match as M
+        from firmware.game import match as M
         from firmware.ui import buttons as btn
 
         m = self.match
@@ -344,7 +344,7 @@ class App:
         """PAUSE before a game: Black's clock starts, unless stones the game does not have
         (the last game's) are still on the board. A settings change made since the match was
         made (the link, the menu) is taken now: it applies to the next game, this one."""
-        from firmware.match import Match
+        from firmware.game.match import Match
 
         m = self.match
         if m.settings != self.settings:
@@ -369,7 +369,7 @@ class App:
         they were for it alone, so the board's settings drop them (saved: a power cut does
         not bring them back; the game keeps its own in its journal header). The next game has
         none until the PC sets them again: no name carries over to another game."""
-        from firmware.match import NAME_KEYS
+        from firmware.game.match import NAME_KEYS
 
         s = self.settings
         if not any(s.get(k) for k in NAME_KEYS):
@@ -384,7 +384,7 @@ class App:
         """A game voided before its first move (the link's ``start`` with other settings) did
         not use its names (``game``: its settings): they go back to the board's settings for
         the game made anew, unless the PC set other names since."""
-        from firmware.match import NAME_KEYS
+        from firmware.game.match import NAME_KEYS
 
         s = self.settings
         if any(s.get(k) for k in NAME_KEYS) or not any(game.get(k) for k in NAME_KEYS):
@@ -396,7 +396,7 @@ class App:
 
     def next_game(self, now):
         """After a result: a new game with the board's settings, ready to start."""
-        from firmware.match import Match
+        from firmware.game.match import Match
 
         old = self.match
         self.match = Match(self.settings, old.sensing, self.journal)
@@ -415,7 +415,7 @@ class App:
         the next one (``start``), a game in progress is never altered. A game not yet begun
         (PAUSE not pressed) is made anew with them at once, so the faces show the game that
         PAUSE will start (its time) and the clearing is the new game's, as after the menu."""
-        from firmware.match import PLAY
+        from firmware.game.match import PLAY
 
         m = self.match
         if m.phase == PLAY and m.clock.state == 0 and m.settings != self.settings:
@@ -430,7 +430,7 @@ class App:
         scans of the board at rest, judged by firmware/sensing/selftest.py), unless one runs.
         None when it runs, else why not: ``(code, words)`` (a game in progress, the
         calibration). The last result is dropped: a new one takes its place."""
-        from firmware import match as M
+        from firmware.game import match as M
 
         t = self.testing
         if t is not None and t.taking:
@@ -450,7 +450,7 @@ class App:
         """The self-test took its frames: judge them; the faulty points read UNCERTAIN in play
         (until the next boot or calibration: ``selftest.mark``), unless a game began meanwhile;
         the result on the faces for ``TEST_SHOW_MS``, with its sound."""
-        from firmware import match as M
+        from firmware.game import match as M
         from firmware.sensing.selftest import mark
 
         t = self.testing
@@ -474,7 +474,7 @@ class App:
     def choose(self, settings):
         """The players chose a game in the menu: a new match with it; the board's settings
         take it (and keep what the menu does not show: the PIN)."""
-        from firmware.match import Match
+        from firmware.game.match import Match
 
         merged = dict(self.settings)
         merged.update(settings)
@@ -489,7 +489,7 @@ class App:
 
     def act(self, action, now):
         """Carry out an arbiter action (firmware/ui/arbiter.py) and journal it."""
-        from firmware.match import END_ARBITER
+        from firmware.game.match import END_ARBITER
         from firmware.ui import arbiter as arb
 
         m = self.match

@@ -1,7 +1,7 @@
 """The board on a PC: the real app on the simulated Hall grid, driven by text commands.
 
-    micropython -m firmware.simulator            # commands on stdin, state lines on stdout
-    micropython -m firmware.simulator --demo     # a short scripted game, then exit
+    micropython -m firmware.virtual.simulator            # commands on stdin, state lines on stdout
+    micropython -m firmware.virtual.simulator --demo     # a short scripted game, then exit
 
 Runs on the MicroPython unix port (``make sim``) and on CPython. Time is simulated: the app's
 pass (``App.step``) runs every 50 ms of simulated time, as the board's task does, so a demo of
@@ -27,10 +27,10 @@ plain text so a person can also type at it.
 
 import sys
 
-from firmware.app import App
 from firmware.clock.clock import BLACK, WHITE
+from firmware.game.app import App
+from firmware.game.match import Match
 from firmware.hal.sim import SimGrid, checkerboard
-from firmware.match import Match
 from firmware.referee import incidents as inc
 from firmware.rules.coords import parse_vertex, vertex
 from firmware.sensing.calibration import Calibrator
@@ -259,7 +259,7 @@ def play_taking(game, c, x, y):
 def sgf_commands(path, think_ms=3000):
     """The commands that play an SGF game at the board: each stone put down, the stones it
     captures taken off, the paddle pressed; a pass is a press with no stone."""
-    from firmware import sgf
+    from firmware.rules import sgf
     from firmware.rules.go import Game
 
     with open(path, "rb") as f:
@@ -302,7 +302,7 @@ def main(argv):
                 if not sim.command(line):
                     break
         return
-    from firmware.lines import LIMIT, read_line
+    from firmware.link.lines import LIMIT, read_line
 
     while True:
         line = read_line(sys.stdin)  # bounded: a longer line is answered, never held whole
