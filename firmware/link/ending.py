@@ -8,7 +8,7 @@ is compiled into a small heap (tests/host/test_journal_heap.py). The game's side
 Like ``move``, both need a remote side and carry no PIN: they only act for that side.
 """
 
-from firmware.link.server import Reject, _field, _int
+from firmware.link.protocol import Reject, _field, _int
 
 
 def dead(server, req):

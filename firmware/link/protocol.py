@@ -308,3 +308,41 @@ def request_id(line):
     if line[i] == 0x22:
         return bytes(line[i + 1 : j - 1]).decode()
     return int(bytes(line[i:j]))
+
+
+# ---- a request's fields ------------------------------------------------------------------------
+# Here rather than in server.py, which uses them, so that the server's commands kept in modules
+# of their own (ending.py) take them without importing the server back.
+
+
+class Reject(Exception):
+    """A request refused: ``args`` are (error code, message)."""
+
+
+_REQUIRED = object()
+
+
+def _field(req, key, kind, default=_REQUIRED):
+    # The request's ``key``, checked to be of ``kind`` (bool is not an int here).
+    if key not in req:
+        if default is _REQUIRED:
+            raise Reject("missing", "%s: missing" % key)
+        return default
+    v = req[key]
+    if kind is int and (v is True or v is False):
+        ok = False
+    else:
+        ok = isinstance(v, kind)
+    if not ok:
+        raise Reject("bad_type", "%s: must be %s" % (key, _KIND_WORDS.get(kind, "?")))
+    return v
+
+
+_KIND_WORDS = {int: "an integer", str: "a string", bool: "true or false", dict: "an object"}
+
+
+def _int(req, key, lo, hi, default=_REQUIRED):
+    v = _field(req, key, int, default)
+    if v is not default and not lo <= v <= hi:
+        raise Reject("bad_value", "%s: must be from %d to %d" % (key, lo, hi))
+    return v

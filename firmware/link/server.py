@@ -59,6 +59,7 @@ import os
 from firmware.clock import ticks
 from firmware.link import protocol as P
 from firmware.link.hmac import equal, hmac_sha256
+from firmware.link.protocol import Reject, _field, _int
 from firmware.store import journal as J
 
 FIRMWARE = "0.1.0"  # the firmware's version, as ``hello`` reports it
@@ -77,7 +78,6 @@ PAIR_MS = 30000  # the key press that confirms a pairing, then the PC's asking a
 _OPEN = ("hello", "state", "watch", "list", "get", "pair")  # never signed (host_tools/link.py)
 _MAC_AT = b',"mac":"'  # a signed line's end: this, 64 hex digits, '"}' (74 bytes)
 
-_REQUIRED = object()
 _SETTING_KEYS = 24  # settings a ``settings`` request may set at once
 _REBASE_MS = 1 << 27  # the calendar's tick base is moved on before ticks.diff would wrap
 
@@ -87,10 +87,6 @@ _NOMEM_A = b'{"v":1,'
 _NOMEM_B = b'"id":'
 _NOMEM_C = b'"ok":false,"error":"no_memory","message":"out of memory: ask again"}'
 _NOMEM_LEN = len(_NOMEM_A) + len(_NOMEM_B) + 2 + 4 * P.ID_CHARS + 1 + len(_NOMEM_C) + 1
-
-
-class Reject(Exception):
-    """A request refused: ``args`` are (error code, message)."""
 
 
 def load_secret(path=SECRET_PATH):
@@ -104,32 +100,6 @@ def load_secret(path=SECRET_PATH):
     secret = os.urandom(SECRET_BYTES)
     write_atomic(path, secret)
     return secret
-
-
-def _field(req, key, kind, default=_REQUIRED):
-    # The request's ``key``, checked to be of ``kind`` (bool is not an int here).
-    if key not in req:
-        if default is _REQUIRED:
-            raise Reject("missing", "%s: missing" % key)
-        return default
-    v = req[key]
-    if kind is int and (v is True or v is False):
-        ok = False
-    else:
-        ok = isinstance(v, kind)
-    if not ok:
-        raise Reject("bad_type", "%s: must be %s" % (key, _KIND_WORDS.get(kind, "?")))
-    return v
-
-
-_KIND_WORDS = {int: "an integer", str: "a string", bool: "true or false", dict: "an object"}
-
-
-def _int(req, key, lo, hi, default=_REQUIRED):
-    v = _field(req, key, int, default)
-    if v is not default and not lo <= v <= hi:
-        raise Reject("bad_value", "%s: must be from %d to %d" % (key, lo, hi))
-    return v
 
 
 def _pin_wait(fails):

@@ -29,6 +29,12 @@ ROOT_MODULES = {
 # into packages by a later task, which empties this (the rule then holds for it as well).
 FLAT = {"host_tools"}
 
+# Circles known and left to the task that splits host_tools/ (issue 28), each as the check
+# names it: ``verify.verify_file`` hands an SGF to ``sgf_check``, which is built on verify's
+# report (``verify_game``, ``failed``). The test fails on any other circle, and on one of these
+# once it is gone (so the list is emptied as they are broken).
+KNOWN_CIRCLES = [["host_tools.sgf_check", "host_tools.verify", "host_tools.sgf_check"]]
+
 
 def modules(tree):
     """``{dotted name: path}`` of every module under the tree (packages as their ``__init__``)."""
@@ -149,9 +155,12 @@ def _circle(comp, edges):
 
 def test_no_import_circle():
     found = cycles(graph())
-    assert not found, "import circles (lazy imports included):\n" + "\n".join(
-        " -> ".join(c) for c in found
+    new = [c for c in found if c not in KNOWN_CIRCLES]
+    assert not new, "import circles (lazy imports included):\n" + "\n".join(
+        " -> ".join(c) for c in new
     )
+    gone = [c for c in KNOWN_CIRCLES if c not in found]
+    assert not gone, "no longer circles, take them off KNOWN_CIRCLES: %r" % gone
 
 
 def test_modules_sit_in_packages():
