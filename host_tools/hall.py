@@ -226,9 +226,11 @@ class HallServer:
                 relay = self.hall.boards[board].relay or None
             topic = F.topic(self.hall.name, board, F.EVENTS, relay)
             came = 0.0
+            chain = g.chain  # a keyed board's live game: its records go with their proof
             for seq, rec in enumerate(g.recs.records):
                 at = g.relay_at.get(seq, 0)
-                payload = F.event_payload(board, game, seq, rec, at)
+                proof = chain.event(seq) if chain is not None and seq < chain.count else ()
+                payload = F.event_payload(board, game, seq, rec, at, *proof)
                 came = g.recs.times[seq]
                 loaded.append((came, topic, payload, came > recent))
             if g.proof is not None:  # the verdict too, with the game's last record

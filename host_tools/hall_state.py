@@ -835,9 +835,9 @@ class Hall:
         path = self._folder(g.board) / ("%d.chain" % g.game)
         recs = g.recs.records
         try:
-            data = path.read_bytes()
-            if P.decode_from(b"", data) == recs:
-                g.chain = P.Chain(key, data, len(recs))
+            chain = P.Chain(key, path.read_bytes())
+            if chain.records == recs:
+                g.chain = chain
                 return
         except FileNotFoundError:
             return

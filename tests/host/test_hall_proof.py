@@ -482,3 +482,28 @@ def test_a_relay_cannot_fill_the_halls_memory_with_unproven_records():
     assert len(chain.held) <= P.HOLD_MAX and chain.held_bytes <= P.HOLD_BYTES
     assert chain.held_bytes == sum(len(r) for _, r, _ in chain.held.values())
     assert chain.missing() == 0 and chain.count == 0
+
+
+def test_a_restarted_hall_gives_its_public_view_the_proven_live_records(tmp_path):
+    # The public view proves each record again (a forged one the live view dropped never
+    # reaches it): a restarted hall hands it the records it kept with their bytes and MAC.
+    import time
+
+    from host_tools.hall import HallServer
+    from host_tools.hall_state import Hall
+
+    board, no, _, recs = _model_game(tmp_path)
+    key = bytes(range(32))
+    reg = {board: {"relay": "r1", "key": key}}
+    first = Hall("h", tmp_path / "feed", 5.0, boards=reg)
+    half = len(recs) // 2
+    old = time.time() - 60
+    for _seq, payload in _events(board, no, recs, key, list(range(1, half + 1))):
+        first.handle(F.topic("h", board, F.EVENTS, "r1"), payload, old)
+    model = Hall("h", tmp_path / "feed", 5.0, boards=reg)
+    assert model.load() == half
+    server = HallServer(model, ("127.0.0.1", 1))
+    server.keep_loaded()
+    shown = server.public.game_records_json(board, no)["records_list"]
+    assert [F.record_from_json(r["rec"]) for r in shown] == recs[:half]
+    assert server.public.bad_json()["forged"] == 0 and not server.pending
