@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import time
 from pathlib import Path
@@ -34,6 +35,7 @@ from firmware.store import records as R
 from firmware.ui import arbiter as A
 from host_tools import export as X
 from host_tools import feed as F
+from host_tools import hall_input as HI
 from host_tools import watch as W
 from host_tools import words
 from host_tools.sync import KINDS, write_atomic
@@ -81,10 +83,10 @@ def clocks_text(clocks) -> list[str]:
 class GameState:
     """One game of one board: its records as they came, and what is made of them."""
 
-    def __init__(self, board: str, game: int):
+    def __init__(self, board: str, game: int, hold: int = 4096):
         self.board = board
         self.game = game
-        self.recs = F.GameRecords()
+        self.recs = F.GameRecords(hold)
         self.relay_at: dict[int, int] = {}  # seq -> the relay's ``at`` (ms)
         self.asked_at = -1e18  # when a replay was last asked (hall clock)
         self.behind: tuple[int, float] | None = None  # (seq a snapshot says, since when)
@@ -150,6 +152,7 @@ class BoardState:
         self.online = False
         self.since: float | None = None  # offline since (hall clock); None while online
         self.game = 0  # the current game's number (the newest the hall heard of)
+        self.games = 0  # how many of its games the hall keeps
         self.pairing: dict = {}
         self.view = W.View()
         self._stones: tuple = ((), [])
@@ -166,6 +169,7 @@ class Hall:
         delay: float = 0.0,
         pairings: dict | None = None,
         clock=time.time,
+        limits: HI.Limits | None = None,
     ):
         self.name = F.check_name(name, "hall")
         self.feed_dir = Path(feed_dir) if feed_dir is not None else None
@@ -175,8 +179,15 @@ class Hall:
         self.games: dict[tuple[str, int], GameState] = {}
         self.relays: dict[str, dict] = {}
         self.incidents: list[dict] = []  # oldest first
-        self.bad: dict[str, int] = {}
-        self.bad_last: dict[str, str] = {}
+        # What the door refused (host_tools/hall_input.py), and the bounds it holds to.
+        self.limits = limits or HI.Limits()
+        self.counts = HI.Counts(self.limits)
+        self.bad = self.counts.kinds
+        self.bad_last = self.counts.last
+        self._bad_dirty = False
+        self.unknown: dict[str, set] = {}  # relay ("": none named) -> boards not paired
+        self.held = 0  # records kept and held past a gap, every game together
+        self.kept_bytes = 0  # the lines of the .jsonl files, every game together
         self.conflicts = 0
         self.replays_asked = 0
         self.pushes: list[dict] = []
@@ -189,32 +200,109 @@ class Hall:
     # ---- messages in --------------------------------------------------------------------------
 
     def handle(self, topic: str, payload: bytes, now: float | None = None) -> None:
-        """One MQTT message: a board's snapshot or event, or a relay's status. Anything else,
-        or a payload that does not parse, is counted as bad (logged once per kind)."""
+        """One MQTT message: a board's snapshot or event, or a relay's status. Each is checked
+        at the door (``hall_input.check``) and held to the bounds first: anything refused
+        there is counted (by kind and by relay/board), logged at most once a minute per kind,
+        and goes no further."""
         now = self.clock() if now is None else now
-        where = F.parse_topic(topic)
-        if where is None or where[0] != self.name:
-            self.bad_message("topic", "topic %r is not this hall's" % (topic,))
+        try:
+            board, leaf, obj = HI.check(topic, payload, self.name, self.limits)
+        except HI.Refused as e:
+            where = F.parse_topic(topic) if isinstance(topic, str) else None
+            who = HI.source(where[1], where[2]) if where else None
+            self.bad_message(e.kind, str(e), who, now)
             return
-        _, board, leaf = where
+        who = HI.source(board, leaf)
         try:
             if board == F.RELAY:
-                self._relay(leaf, F.parse_relay(payload), now)
+                self._relay(leaf, obj, now)
             elif leaf == F.STATE:
-                self._state(board, F.parse_state(payload), now)
+                self._state(board, obj, now)
             elif leaf == F.EVENTS:
-                self._event(board, F.parse_event(payload), now)
+                self._event(board, obj, now)
             # the pairing and replay leaves are the hall's own words: nothing to learn there
+        except HI.Refused as e:
+            self.bad_message(e.kind, str(e), who, now)
         except F.FeedError as e:
-            self.bad_message(leaf if board != F.RELAY else "relay", "%s: %s" % (topic, e))
+            self.bad_message(
+                leaf if board != F.RELAY else "relay", "%s: %s" % (topic, e), who, now
+            )
 
-    def bad_message(self, kind: str, text: str) -> None:
-        """Count a message that could not be used (shown on the arbiter's page)."""
-        self.bad[kind] = self.bad.get(kind, 0) + 1
-        self.bad_last[kind] = text
-        if self.bad[kind] == 1:
-            log.warning("bad %s message (counted, the first said here): %s", kind, text)
-        self.pushes.append({"type": "bad", "bad": self.bad_json()})
+    def bad_message(self, kind: str, text: str, who: str | None = None, now=None) -> None:
+        """Count a message that could not be used (shown on the arbiter's page); logged at
+        most once per ``Limits.log_every_s`` per kind."""
+        self.counts.add(kind, text, who)
+        n = self.counts.log_now(kind, self.clock() if now is None else now)
+        if n:
+            log.warning(
+                "bad %s message (%d since last said, %d in all): %s",
+                kind,
+                n,
+                self.bad.get(kind, 0),
+                HI._short(text),
+            )  # noqa: SLF001
+        self._bad_dirty = True  # one push per flush, however many came
+
+    # ---- the bounds ---------------------------------------------------------------------------
+
+    def _admit_board(self, board: str, relay: str, per_relay: bool = True) -> bool:
+        """Whether the hall keeps ``board`` (already had, paired, or within the bounds of
+        boards not in the pairings: per relay and in all)."""
+        if board in self.boards:
+            return True
+        if board not in self.pairings:
+            had = self.unknown.get(relay)
+            if per_relay and had is None and len(self.unknown) >= self.limits.relays:
+                return False
+            if per_relay and len(had or ()) >= self.limits.unknown_per_relay:
+                return False
+            if sum(len(x) for x in self.unknown.values()) >= self.limits.unknown_boards:
+                return False
+            self.unknown.setdefault(relay, set()).add(board)
+        self._board(board)
+        return True
+
+    def _admit_game(self, board: str, game: int) -> GameState:
+        """The game, made if the board has fewer than ``games_per_board``; else Refused."""
+        g = self.games.get((board, game))
+        if g is not None:
+            return g
+        b = self.boards.get(board)
+        if b is not None and b.games >= self.limits.games_per_board:
+            raise HI.Refused(
+                "bound",
+                "board %s: game %d past the %d games a board may have"
+                % (board, game, self.limits.games_per_board),
+            )
+        if len(self.games) >= self.limits.games:
+            raise HI.Refused(
+                "bound",
+                "board %s: game %d past the hall's %d games" % (board, game, len(self.games)),
+            )
+        return self._game(board, game)
+
+    def _admit_record(self, g: GameState, seq: int, rec) -> None:
+        """Refused if the record would pass the hall's records or bytes, or a move or an
+        incident names a point off its game's board."""
+        if seq >= len(g.recs.records) + len(g.recs.ahead) and self.held >= self.limits.records:
+            raise HI.Refused(
+                "bound", "board %s: past the hall's %d records" % (g.board, self.held)
+            )
+        if self.kept_bytes >= self.limits.bytes:
+            raise HI.Refused(
+                "bound", "board %s: past the hall's %d bytes" % (g.board, self.kept_bytes)
+            )
+        h = g.header
+        if h is not None and rec[0] in (R.MOVE, R.INCIDENT):
+            size = g.size()
+            points = (rec[3],) if rec[0] == R.MOVE else rec[4]
+            for p in points:
+                if p != R.PASS and ((p & 31) >= size or (p >> 5) >= size):
+                    raise HI.Refused(
+                        "events",
+                        "board %s game %d: point %d is off a %dx%d board"
+                        % (g.board, g.game, p, size, size),
+                    )
 
     def _board(self, board: str) -> BoardState:
         b = self.boards.get(board)
@@ -225,21 +313,32 @@ class Hall:
     def _game(self, board: str, game: int) -> GameState:
         g = self.games.get((board, game))
         if g is None:
-            g = self.games[(board, game)] = GameState(board, game)
+            g = self.games[(board, game)] = GameState(board, game, self.limits.records_per_game)
+            self._board(board).games += 1
         return g
 
     def _relay(self, relay: str, obj: dict, now: float) -> None:
+        if relay not in self.relays and len(self.relays) >= self.limits.relays:
+            raise HI.Refused("bound", "relay %s: past the %d relays" % (relay, self.limits.relays))
         was = self.relays.get(relay, {})
+        boards = [b for b in obj["boards"] if self._admit_board(b, relay)]
         self.relays[relay] = {
             "online": obj["online"],
-            "boards": [b for b in obj["boards"] if F.board_ok(b)],
+            "boards": boards,
             "at": obj.get("at", 0),
             "since": was.get("since") if was.get("online") == obj["online"] else now,
         }
-        for board in self.relays[relay]["boards"]:
+        for board in boards:
             b = self._board(board)
             if not b.relay:
                 b.relay = relay
+        if len(boards) < len(obj["boards"]):
+            self.bad_message(
+                "bound",
+                "relay %s: %d boards past the bounds of boards not paired"
+                % (relay, len(obj["boards"]) - len(boards)),
+                HI.source(F.RELAY, relay),
+            )
         for b in list(self.boards.values()):
             if b.relay == relay:
                 self._set_online(b, now)
@@ -264,13 +363,16 @@ class Hall:
     def _state(self, board: str, obj: dict, now: float) -> None:
         if obj["board"] != board:
             raise F.FeedError("state: board %r on %s's topic" % (obj["board"], board))
+        known = self.boards.get(board)
+        if not self._admit_board(board, obj.get("relay") or (known.relay if known else "")):
+            raise HI.Refused("bound", "board %s: past the bounds of boards not paired" % board)
+        game, seq = obj["game"], obj["seq"]
+        g = self._admit_game(board, game) if game >= 1 else None
         b = self._board(board)
         b.snapshot = obj
         b.relay = str(obj.get("relay") or b.relay)
-        game, seq = obj["game"], obj["seq"]
-        if game >= 1:
+        if g is not None:
             b.game = max(b.game, game)
-            g = self._game(board, game)
             if seq >= len(g.recs.records):
                 if g.behind is None or g.behind[0] != seq:
                     g.behind = (seq, now)
@@ -317,12 +419,17 @@ class Hall:
     def _event(self, board: str, ev: dict, now: float) -> None:
         if ev["board"] != board:
             raise F.FeedError("event: board %r on %s's topic" % (ev["board"], board))
-        g = self._game(board, ev["game"])
+        if not self._admit_board(board, ""):  # no relay has claimed it (else it is had)
+            raise HI.Refused("bound", "board %s: past the bounds of boards not paired" % board)
+        g = self._admit_game(board, ev["game"])
         before = len(g.recs.records)
         seq = ev["seq"]
+        self._admit_record(g, seq, ev["rec"])
         if seq >= before:
             g.relay_at.setdefault(seq, ev["at"])
+        had = before + len(g.recs.ahead)
         got = g.recs.add(seq, ev["rec"], now)
+        self.held += len(g.recs.records) + len(g.recs.ahead) - had
         if got == F.NEW:
             for s in range(before, len(g.recs.records)):
                 self._new_record(g, s, persist=True)
@@ -516,6 +623,7 @@ class Hall:
         if self.feed_dir is None:
             return
         line = _json_line({"seq": seq, "at": at, "received": received, "rec": F.record_json(rec)})
+        self.kept_bytes += len(line) + 1
         folder = self._folder(g.board)
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -552,16 +660,28 @@ class Hall:
             if not folder.is_dir() or not F.board_ok(folder.name):
                 continue
             for path in sorted(folder.glob("*.jsonl")):
-                if not path.stem.isdigit() or int(path.stem) < 1:
+                if not path.stem.isdigit() or not 1 <= int(path.stem) <= HI.I32:
                     continue
-                n += self._load_game(folder.name, int(path.stem), path)
+                # What was kept was within the bounds then: the relay's share is not known
+                # now (""), the bounds in all still hold.
+                try:
+                    if not self._admit_board(folder.name, "", per_relay=False):
+                        raise HI.Refused(
+                            "bound", "board %s: past the boards not paired" % folder.name
+                        )
+                    g = self._admit_game(folder.name, int(path.stem))
+                except HI.Refused as e:
+                    self.bad_message("store", "%s: not read back: %s" % (path, e))
+                    continue
+                n += self._load_game(g, path)
         for b in self.boards.values():
             b.since = None if b.online else self.clock()
         return n
 
-    def _load_game(self, board: str, game: int, path: Path) -> int:
-        g = self._game(board, game)
+    def _load_game(self, g: GameState, path: Path) -> int:
         try:
+            if path.stat().st_size > self.limits.bytes - self.kept_bytes:
+                raise OSError("past the hall's %d bytes" % self.limits.bytes)
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as e:
             self.bad_message("store", "%s: %s" % (path, e))
@@ -570,13 +690,21 @@ class Hall:
             try:
                 obj = json.loads(line)
                 seq, at, received = int(obj["seq"]), int(obj["at"]), float(obj["received"])
+                if not 0 <= seq < self.limits.records_per_game or not math.isfinite(received):
+                    raise ValueError("seq or time")
+                HI.check_record_json(obj["rec"], self.limits.records_per_game)
                 rec = F.record_from_json(obj["rec"])
+                self._admit_record(g, seq, rec)
             except (ValueError, KeyError, TypeError, F.FeedError):
                 self.bad_message("store", "%s: a line that does not read" % path)
                 continue
             before = len(g.recs.records)
+            had = before + len(g.recs.ahead)
             g.relay_at.setdefault(seq, at)
-            if g.recs.add(seq, rec, received) == F.NEW:
+            got = g.recs.add(seq, rec, received)
+            self.held += len(g.recs.records) + len(g.recs.ahead) - had
+            self.kept_bytes += len(line) + 1
+            if got == F.NEW:
                 for s in range(before, len(g.recs.records)):
                     self._new_record(g, s, persist=False, push=False)
         g.fed_sgf = None  # written again once: the file may be older than the records
@@ -716,7 +844,13 @@ class Hall:
 
     def boards_json(self) -> list[dict]:
         """Every board, sorted by table."""
-        out = [self.board_json(board) for board in self.boards]
+        out = []
+        for board in self.boards:
+            try:
+                out.append(self.board_json(board))
+            except Exception as e:  # a bug here must not take every page down: counted
+                log.exception("board %s cannot be shown", board)
+                self.bad_message("internal", "board %s cannot be shown: %r" % (board, e))
         out.sort(key=lambda d: table_key(d["table"], d["id"]))
         return out
 
@@ -781,11 +915,23 @@ class Hall:
         return out
 
     def bad_json(self) -> dict:
+        """What the door refused: by kind, by relay/board, the last words of each kind; and
+        what the hall keeps against its bounds."""
         return {
-            "total": sum(self.bad.values()),
+            "total": self.counts.total(),
             "kinds": dict(self.bad),
             "last": dict(self.bad_last),
+            "by": dict(sorted(self.counts.by.items(), key=lambda kv: -kv[1])),
             "conflicts": self.conflicts,
+            "kept": {
+                "relays": len(self.relays),
+                "boards": len(self.boards),
+                "unpaired": sum(len(x) for x in self.unknown.values()),
+                "games": len(self.games),
+                "records": self.held,
+                "bytes": self.kept_bytes,
+            },
+            "limits": self.limits.json(),
         }
 
     def relays_json(self) -> list[dict]:
@@ -826,6 +972,9 @@ class Hall:
         """What to send now: the pushes (then a ``board`` message per changed board) and the
         MQTT publishes; both lists are emptied."""
         pushes = self.pushes
+        if self._bad_dirty:
+            self._bad_dirty = False
+            pushes.append({"type": "bad", "bad": self.bad_json()})
         for board in sorted(self.dirty):
             j = self.board_json(board)
             if j is not None:
