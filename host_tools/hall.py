@@ -157,7 +157,8 @@ class HallServer:
         try:
             self.hall.handle(topic, payload)
         except Exception as e:  # a message the model did not expect: counted, not fatal
-            log.exception("a message the hall could not take (%s)", topic)
+            if not self.hall.bad.get("internal"):  # the first one's trace; then counted
+                log.exception("a message the hall could not take (%s)", topic)
             self.hall.bad_message("internal", "%s: %r" % (topic, e))
         if not self._flush_soon:  # the messages queued behind this one go in the same flush
             self._flush_soon = True

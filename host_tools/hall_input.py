@@ -319,7 +319,7 @@ def check_record_json(obj, most: int) -> None:
             if k in h:
                 _str(h[k], "header: " + k, most_chars)
         if "extra" in h:
-            _str(h["extra"], "header: extra", EXTRA_MAX)
+            _extra(_str(h["extra"], "header: extra", EXTRA_MAX))
         for k, (lo, hi) in _HEADER_INT.items():
             if k in h:
                 _int(h[k], "header: " + k, lo, hi)
@@ -345,6 +345,27 @@ def check_record_json(obj, most: int) -> None:
         _point(obj["point"], "move: point")
     for p in obj.get("points", []) if t == R.INCIDENT else ():
         _point(p, "incident: a point")
+
+
+def _extra(text: str) -> None:
+    # The header's ``extra`` as firmware/match.py ``_fit_extra`` writes it: "" or a flat JSON
+    # object (the settings without a field, the players' names), which the pages read.
+    if not text:
+        return
+    try:
+        obj = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        raise ValueError("header: extra is not JSON") from None
+    if not isinstance(obj, dict):
+        raise ValueError("header: extra is an object")
+    for k, v in obj.items():
+        _str(k, "header: extra's key")
+        if isinstance(v, str):
+            _str(v, "header: extra " + k)
+        elif v is not None and not isinstance(v, (bool, int)):
+            raise ValueError("header: extra %s is a string or a number" % k)
+        elif isinstance(v, int) and not -I32 <= v <= I32:
+            raise ValueError("header: extra %s is too large" % k)
 
 
 def check_relay(payload: bytes, relay: str, limits: Limits) -> dict:
