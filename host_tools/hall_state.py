@@ -284,14 +284,6 @@ class Hall:
     def _admit_record(self, g: GameState, seq: int, rec) -> None:
         """Refused if the record would pass the hall's records or bytes, or a move or an
         incident names a point off its game's board."""
-        if seq >= len(g.recs.records) + len(g.recs.ahead) and self.held >= self.limits.records:
-            raise HI.Refused(
-                "bound", "board %s: past the hall's %d records" % (g.board, self.held)
-            )
-        if self.kept_bytes >= self.limits.bytes:
-            raise HI.Refused(
-                "bound", "board %s: past the hall's %d bytes" % (g.board, self.kept_bytes)
-            )
         h = g.header
         if h is not None and rec[0] in (R.MOVE, R.INCIDENT):
             size = g.size()
@@ -303,6 +295,16 @@ class Hall:
                         "board %s game %d: point %d is off a %dx%d board"
                         % (g.board, g.game, p, size, size),
                     )
+        if seq < len(g.recs.records) or seq in g.recs.ahead:
+            return  # a repeat (or a conflict): nothing more to keep
+        if self.held >= self.limits.records:
+            raise HI.Refused(
+                "bound", "board %s: past the hall's %d records" % (g.board, self.held)
+            )
+        if self.kept_bytes >= self.limits.bytes:
+            raise HI.Refused(
+                "bound", "board %s: past the hall's %d bytes" % (g.board, self.kept_bytes)
+            )
 
     def _board(self, board: str) -> BoardState:
         b = self.boards.get(board)
