@@ -413,6 +413,29 @@ def test_the_door_is_passed_once_for_both_views(tmp_path, caplog):
     pages_work(server.public)
 
 
+def test_a_flood_of_snapshots_waits_for_the_public_view_within_its_bound(tmp_path):
+    # Valid snapshots as fast as a relay can publish them, with a long delay: the live view
+    # takes each, the public view's queue holds no more than its bound (the rest counted),
+    # and a record is queued whatever the snapshots did.
+    from host_tools.hall import HallServer
+
+    recs = go_records(tmp_path)
+    lim = HI.Limits(pending_bytes=20_000)
+    hall = Hall(HALL, tmp_path / "feed", 3600.0, limits=lim)
+    server = HallServer(hall, ("127.0.0.1", 1))
+    server._flush_soon = True  # noqa: SLF001 - no event loop here
+    for k in range(200):
+        server._message(topic(BOARD, F.STATE), state(at=k))  # noqa: SLF001
+    assert hall.boards[BOARD].snapshot["at"] == 199  # the live view took every one
+    assert server.pending_bytes <= lim.pending_bytes
+    assert sum(len(t) + len(p) for _, t, p, _, _ in server.pending) == server.pending_bytes
+    assert hall.bad["bound"] == 200 - len(server.pending) > 0
+    server._message(topic(BOARD, F.EVENTS), F.event_payload(BOARD, 1, 0, recs[0], 0))  # noqa: SLF001
+    assert server.pending[-1][3].leaf == F.EVENTS
+    server._release(time.time() + 3600)  # noqa: SLF001
+    assert server.pending_bytes == 0 and len(server.public.games[(BOARD, 1)].recs.records) == 1
+
+
 # ---- the real hall against Mosquitto --------------------------------------------------------
 
 
@@ -464,7 +487,10 @@ def status_of(url) -> dict:
 def test_retained_malformed_states_leave_every_page_working_across_a_restart(tmp_path):
     recs = go_records(tmp_path)
     broker = broker_or_skip(tmp_path / "broker")
+    from tests.host.test_hall_public import PublicMqtt
+
     relay = RelayClient(broker.port)
+    public_mqtt = PublicMqtt(broker.port)  # the broker's user public: the hall's copy
     delay = ("--delay", str(DELAY_S))
     hall, url = start_hall(tmp_path, broker.port, *delay)
     try:
@@ -493,6 +519,13 @@ def test_retained_malformed_states_leave_every_page_working_across_a_restart(tmp
         public, live = all_pages_work(url)
         for snap in (public, live):
             assert [b["id"] for b in snap["boards"]] == [BOARD]  # none of the bad ones
+        # The public copy on the broker: the good board's messages, none of the bad.
+        wait_for(
+            lambda: len([t for _, t, _ in public_mqtt.got if "/events/" in t]) == 3,
+            say="the good records on the public copy",
+        )
+        boards = {F.parse_topic(t.replace("/_public", ""))[1] for _, t, _ in public_mqtt.got}
+        assert boards == {BOARD, F.RELAY}
         stop_hall(hall)
         assert "Traceback" not in (tmp_path / "hall.log").read_text()
 
@@ -554,6 +587,7 @@ def test_retained_malformed_states_leave_every_page_working_across_a_restart(tmp
             driver.quit()
     finally:
         stop_hall(hall)
+        public_mqtt.close()
         relay.close()
         broker.stop()
 
