@@ -261,11 +261,12 @@ class HallServer:
             chain = g.chain  # a keyed board's live game: its records go with their proof
             for seq, rec in enumerate(g.recs.records):
                 at = g.relay_at.get(seq, 0)
-                proof = chain.event(seq) if chain is not None and seq < chain.count else ()
-                payload = F.event_payload(board, game, seq, rec, at, *proof)
+                raw, mac = chain.event(seq) if chain and seq < chain.count else (None, None)
+                payload = F.event_payload(board, game, seq, rec, at, raw, mac)
                 came = g.recs.times[seq]
                 # Read back within the bounds (Hall.load): past the door already.
                 ev = {"board": board, "game": game, "seq": seq, "at": at, "rec": rec}
+                ev.update(raw=raw, mac=mac)
                 msg = HI.Message(board, F.EVENTS, relay, ev)
                 loaded.append((came, topic, payload, msg, came > recent))
             if g.proof is not None:  # the verdict too, with the game's last record

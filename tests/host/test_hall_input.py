@@ -120,6 +120,12 @@ BAD_STATES = {
 
 BAD_EVENTS = {
     "not JSON": b"nope",
+    "raw not base64": event(MOVE, raw="not base64!"),
+    "raw a number": event(MOVE, raw=5),
+    "raw too long": event(MOVE, raw="AAAA" * 40000),
+    "mac not hex": event(MOVE, raw="AAAA", mac="z" * 64),
+    "mac short": event(MOVE, raw="AAAA", mac="ab"),
+    "mac without raw": event(MOVE, mac="a" * 64),
     "seq past the bound": event(MOVE, seq=4096),
     "game 0": event(MOVE, game=0),
     "a move off any board": event(dict(MOVE, point=31)),
