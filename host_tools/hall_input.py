@@ -114,6 +114,9 @@ class Limits:
     records: int = 500_000  # records kept (and held past a gap), every game together
     record_bytes: int = 8192  # one record's line in its game's .jsonl
     bytes: int = 256 * 2**20  # the .jsonl lines kept, every game together
+    # Live records waiting for the board's MAC (host_tools/hall_proof.py's Chain), their
+    # bytes, every game together (a chain also bounds its own: HOLD_MAX, HOLD_BYTES).
+    held_bytes: int = 64 * 2**20
     # What the live view took and the public one is to take once it is ``--delay`` old
     # (host_tools/hall.py): past this, snapshots and relays' statuses wait no more.
     pending_bytes: int = 256 * 2**20

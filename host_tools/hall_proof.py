@@ -88,7 +88,7 @@ PROVEN = "proven"  # records now proven (and those the chain had proven before)
 HELD = "held"  # kept until a MAC covers it (or the gap before it is filled)
 FORGED = "forged"  # a MAC that does not hold, or bytes that are not the records: dropped
 HOLD_MAX = 4096  # records a chain holds unproven
-HOLD_BYTES = 1 << 20  # and their bytes: far more than a game's (a relay cannot fill memory)
+HOLD_BYTES = 1 << 16  # and their bytes: a read brings a few records (a game's all: ~90 KB)
 
 
 class Chain:

@@ -211,6 +211,7 @@ class Hall:
         self.quiet = False  # the public view: its refusals are the live view's, said there
         self.unknown: dict[str, set] = {}  # relay ("": none named) -> boards not paired
         self.held = 0  # records kept and held past a gap, every game together
+        self.held_bytes = 0  # the bytes of the live records the chains hold unproven
         self.kept_bytes = 0  # the lines of the .jsonl files, every game together
         self.conflicts = 0
         self.replaced = 0  # games whose records a verified proof replaced
@@ -524,9 +525,14 @@ class Hall:
         if chain is None or seq < chain.count:
             # unkeyed, or proven before: a repeat at most
             return self._add(g, seq, ev["rec"], now, relay)
-        size, held = len(chain.data), len(chain.held)
+        if self.held_bytes + len(ev["raw"] or b"") > self.limits.held_bytes:
+            raise HI.Refused(
+                "bound", "board %s: past the hall's %d bytes held" % (board, self.held_bytes)
+            )
+        size, held, held_bytes = len(chain.data), len(chain.held), chain.held_bytes
         status, proven = chain.offer(seq, ev["rec"], ev["raw"], ev["mac"])
-        self.held += len(chain.held) - held  # the hall's bound counts what chains hold too
+        self.held += len(chain.held) - held  # the hall's bounds count what chains hold too
+        self.held_bytes += chain.held_bytes - held_bytes
         if proven:
             self._keep_chain(g, bytes(chain.data[size:]))
             for s, rec in proven:
@@ -636,6 +642,7 @@ class Hall:
                 self._replace(g, recs, now)
             if g.chain is not None:  # what it held is the board's records now
                 self.held -= len(g.chain.held)
+                self.held_bytes -= g.chain.held_bytes
             g.chain, g.held_since = None, None
             if keep:
                 self._keep_verdict(g, data, mac)
@@ -1296,6 +1303,7 @@ class Hall:
                 "games": len(self.games),
                 "records": self.held,
                 "bytes": self.kept_bytes,
+                "held_bytes": self.held_bytes,
             },
             "limits": self.limits.json(),
         }
