@@ -16,7 +16,8 @@ password file (hashed by ``mosquitto_passwd``) and the ACL:
     public   reads only the public copy: the hall republishes there each state, event and
              relay status once it is ``--delay`` old; for other software, never a writer
 
-Anonymous clients are refused; retained messages and the queued QoS 1 messages of the
+Anonymous clients are refused, and so is a packet over ``MAX_PACKET`` bytes (room for the
+largest payload, a finished game's proof); retained messages and the queued QoS 1 messages of the
 persistent sessions (the hall's) are kept on disk (``persistence``), so a broker restarted
 mid-round still has every board's snapshot and what it owed the hall.
 
@@ -39,6 +40,13 @@ from pathlib import Path
 from host_tools import feed as F
 
 USERS = ("hall", "public")  # and one ``relay-<id>`` per relay (``is_user``)
+# The largest MQTT packet the broker takes (``max_packet_size``; a client that sends a larger
+# one is disconnected, its message dropped): what a relay can publish at once. The largest
+# legitimate payload is a finished game's proof, its stored bytes in base64: the hall takes
+# up to ``feed.PROOF_MAX`` (1 MiB) of them (host_tools/hall_input.py ``Limits.proof_bytes``;
+# a board's longest game, 4,096 records with their clocks, packs to ~90 KB, ~120 KB in
+# base64), plus the envelope and the topic: 64 KiB more leaves room for both.
+MAX_PACKET = F.PROOF_MAX + 64 * 1024
 
 
 def is_user(user: str) -> bool:
@@ -153,6 +161,7 @@ def write_config(
                 "persistence_location %s/" % (folder / "data"),
                 "autosave_interval 1",
                 "max_queued_messages 100000",
+                "max_packet_size %d" % MAX_PACKET,
                 "log_dest stderr",
                 "log_type error",
                 "log_type warning",

@@ -266,6 +266,22 @@ RAW_MAX = 1 << 17  # base64 of one record's bytes: a record is at most 64 KiB
 _MAC = re.compile(r"^[0-9a-f]{64}$")
 
 
+def event_proof(obj: dict) -> tuple[bytes | None, str | None]:
+    """An event's ``raw`` (the record's stored bytes, decoded) and ``mac`` (hex), each None
+    when absent; FeedError if they are not what ``event_payload`` writes."""
+    raw, mac = obj.get("raw"), obj.get("mac")
+    if raw is not None:
+        if not isinstance(raw, str) or len(raw) > RAW_MAX:
+            raise FeedError("event: raw is the record's bytes in base64")
+        try:
+            raw = base64.b64decode(raw, validate=True)
+        except (ValueError, binascii.Error):
+            raise FeedError("event: raw is not base64") from None
+    if mac is not None and (raw is None or not isinstance(mac, str) or not _MAC.match(mac)):
+        raise FeedError("event: mac is 64 hex digits, beside raw")
+    return raw, mac
+
+
 def parse_event(payload) -> dict:
     """An ``events`` message as ``{board, game, seq, at, rec, raw, mac}`` (``rec`` decoded,
     ``raw`` bytes or None, ``mac`` hex or None); FeedError."""
@@ -278,16 +294,7 @@ def parse_event(payload) -> dict:
     rec = record_from_json(obj.get("rec"))
     if (seq == 0) != (rec[0] == R.HEADER):
         raise FeedError("event: record 0, and only it, is the header")
-    raw, mac = obj.get("raw"), obj.get("mac")
-    if raw is not None:
-        if not isinstance(raw, str) or len(raw) > RAW_MAX:
-            raise FeedError("event: raw is the record's bytes in base64")
-        try:
-            raw = base64.b64decode(raw, validate=True)
-        except (ValueError, binascii.Error):
-            raise FeedError("event: raw is not base64") from None
-    if mac is not None and (raw is None or not isinstance(mac, str) or not _MAC.match(mac)):
-        raise FeedError("event: mac is 64 hex digits, beside raw")
+    raw, mac = event_proof(obj)
     return {
         "board": obj["board"],
         "game": game,

@@ -12,6 +12,9 @@ whole picture (``snapshot``) and then every change.
 Two views of the hall: the live one (``hall``, every message as it comes) and the public one
 (``public``, a second ``Hall`` fed each message once it is ``--delay`` seconds old, with the
 time it came: its moves, clocks, results and incidents are the live view's of ``delay`` ago).
+Each message passes the door once (``Hall.door``, ``host_tools/hall_input.py``): a refused
+one is counted there, by the live view, and goes no further; the public view is given only
+what the live view took, as the door made it (``_message``, ``_release``).
 Everything the public reaches without a login is the public view: the pages' ``/ws``, the
 JSON API, the feed, and on MQTT the hall's republished copy under ``tengen/<hall>/_public/``
 (the only topics the broker's ``public`` user may read). The live view (``/ws?live=1``,
@@ -43,6 +46,7 @@ from aiohttp import WSMsgType, web
 from host_tools import feed as F
 from host_tools import hall_auth as AU
 from host_tools import hall_boards as HB
+from host_tools import hall_input as HI
 from host_tools import pairings as P
 from host_tools.hall_state import Hall, default_feed_dir
 
@@ -68,14 +72,17 @@ def public_topic(topic: str) -> str:
 def public_hall(hall: Hall) -> Hall:
     """The public view of ``hall``: no folder of its own, its clock ``delay`` behind."""
     delay = hall.delay
-    return Hall(
+    public = Hall(
         hall.name,
         None,
         delay,
         hall.pairings,
         clock=lambda: time.time() - delay,
         boards=hall.register,  # the same register: a game the board's key fails stays out
+        limits=hall.limits,
     )
+    public.quiet = True  # what it is given passed the live view's door: said there
+    return public
 
 
 def parse_broker(text: str) -> tuple[str, int]:
@@ -110,6 +117,7 @@ class HallServer:
         self.public = public_hall(hall)
         # (arrival, topic, payload, republish): every message, kept until it is delay old.
         self.pending: collections.deque = collections.deque()
+        self.pending_bytes = 0  # their topics and payloads (``_queue``)
         self.users = users
         self.sessions = AU.Sessions()
         self.public_clients: dict[web.WebSocketResponse, asyncio.Queue] = {}
@@ -197,13 +205,20 @@ class HallServer:
             self.client.publish(topic, payload, qos=F.QOS, retain=retain)
 
     def _message(self, topic: str, payload: bytes) -> None:
+        # The door once (hall_input: a refusal counted once, by the live view, and never
+        # passed on); then the live view now, the public one what the live one took, later.
         now = time.time()
+        taken = None
         try:
-            self.hall.handle(topic, payload, now)
+            msg = self.hall.door(topic, payload, now)
+            if msg is not None and self.hall.take(msg, now):
+                taken = msg
         except Exception as e:  # a message the model did not expect: counted, not fatal
-            log.exception("a message the hall could not take (%s)", topic)
+            if not self.hall.bad.get("internal"):  # the first one's trace; then counted
+                log.exception("a message the hall could not take (%s)", topic)
             self.hall.bad_message("internal", "%s: %r" % (topic, e))
-        self.pending.append((now, topic, payload, True))
+        if taken is not None and self._queue(taken, topic, payload):
+            self.pending.append((now, topic, payload, taken, True))
         if self.hall.delay <= 0:
             self._release(now)
         else:
@@ -211,6 +226,23 @@ class HallServer:
         if not self._flush_soon:  # the messages queued behind this one go in the same flush
             self._flush_soon = True
             self.loop.call_soon(self._flush)
+
+    def _queue(self, msg: HI.Message, topic: str, payload: bytes) -> bool:
+        """Whether a message the live view took is kept for the public one: always a record
+        or a proof (the hall's bounds hold those), a snapshot or a relay's status only while
+        the queue holds less than ``Limits.pending_bytes`` (a relay publishing snapshots as
+        fast as the broker takes them cannot fill the hall's memory over the delay; the
+        public view shows the next one)."""
+        size = len(topic) + len(payload)
+        if msg.leaf in (F.EVENTS, F.PROOF) and msg.board != F.RELAY:
+            self.pending_bytes += size
+            return True
+        if self.pending_bytes + size > self.hall.limits.pending_bytes:
+            who = HI.sources(msg.board, msg.leaf, msg.relay)
+            self.hall.bad_message("bound", "%s: the public view's queue is full" % topic, who)
+            return False
+        self.pending_bytes += size
+        return True
 
     def keep_loaded(self) -> None:
         """The records a restarted hall read back go to the public view as they came: those
@@ -226,16 +258,25 @@ class HallServer:
                 relay = self.hall.boards[board].relay or None
             topic = F.topic(self.hall.name, board, F.EVENTS, relay)
             came = 0.0
+            chain = g.chain  # a keyed board's live game: its records go with their proof
             for seq, rec in enumerate(g.recs.records):
                 at = g.relay_at.get(seq, 0)
-                payload = F.event_payload(board, game, seq, rec, at)
+                raw, mac = chain.event(seq) if chain and seq < chain.count else (None, None)
+                payload = F.event_payload(board, game, seq, rec, at, raw, mac)
                 came = g.recs.times[seq]
-                loaded.append((came, topic, payload, came > recent))
+                # Read back within the bounds (Hall.load): past the door already.
+                ev = {"board": board, "game": game, "seq": seq, "at": at, "rec": rec}
+                ev.update(raw=raw, mac=mac)
+                msg = HI.Message(board, F.EVENTS, relay, ev)
+                loaded.append((came, topic, payload, msg, came > recent))
             if g.proof is not None:  # the verdict too, with the game's last record
                 payload = F.proof_payload(board, game, g.proof[0], g.proof[1])
                 proof_topic = F.topic(self.hall.name, board, F.PROOF, relay)
-                loaded.append((came, proof_topic, payload, came > recent))
+                proof = {"board": board, "game": game, "data": g.proof[0], "hmac": g.proof[1]}
+                msg = HI.Message(board, F.PROOF, relay, proof)
+                loaded.append((came, proof_topic, payload, msg, came > recent))
         loaded.sort(key=lambda m: m[0])
+        self.pending_bytes += sum(len(m[1]) + len(m[2]) for m in loaded)
         self.pending.extendleft(reversed(loaded))
         self._release(time.time())
         self._flush()
@@ -259,14 +300,19 @@ class HallServer:
         cut = now - self.hall.delay
         public = self.public
         while self.pending and self.pending[0][0] <= cut:
-            came, topic, payload, republish = self.pending.popleft()
-            bad = public.bad_json()["total"]
+            came, topic, payload, msg, republish = self.pending.popleft()
+            self.pending_bytes -= len(topic) + len(payload)
             try:
-                public.handle(topic, payload, came)
+                taken = public.take(msg, came)  # past the door already: not checked again
             except Exception as e:  # as for the live view: counted, not fatal
+                log.exception("the public view could not take a message (%s)", topic)
                 public.bad_message("internal", "%s: %r" % (topic, e))
-            if republish and public.bad_json()["total"] == bad:
-                self._publish(public_topic(topic), payload, not topic.endswith("/" + F.EVENTS))
+                taken = False
+            if republish and taken:
+                # The payload as it came: checked at the door, so a reader of the public
+                # copy gets only what the hall took.
+                leaf = F.parse_topic(topic)[2] if F.parse_topic(topic) else ""
+                self._publish(public_topic(topic), payload, leaf != F.EVENTS)
 
     def _flush(self) -> None:
         self._flush_soon = False

@@ -88,7 +88,7 @@ PROVEN = "proven"  # records now proven (and those the chain had proven before)
 HELD = "held"  # kept until a MAC covers it (or the gap before it is filled)
 FORGED = "forged"  # a MAC that does not hold, or bytes that are not the records: dropped
 HOLD_MAX = 4096  # records a chain holds unproven
-HOLD_BYTES = 1 << 20  # and their bytes: far more than a game's (a relay cannot fill memory)
+HOLD_BYTES = 1 << 16  # and their bytes: a read brings a few records (a game's all: ~90 KB)
 
 
 class Chain:
@@ -96,19 +96,36 @@ class Chain:
     ``count`` records and ``size`` bytes proven; ``data`` the proven bytes (kept by the hall,
     so that a restarted hall goes on from them)."""
 
-    def __init__(self, key: bytes, data: bytes = b"", count: int = 0):
+    def __init__(self, key: bytes, data: bytes = b""):
+        self._key = key
         self._mac = hmac.new(key, digestmod=hashlib.sha256)
         self.data = bytearray()
+        self.ends: list = []  # where each proven record's bytes end in ``data``
         self.count = 0
         self.held: dict = {}  # seq -> (rec, raw bytes or None, mac hex or None)
         self.held_bytes = 0
         self.why = ""  # why the last offer was FORGED
-        self._take(bytes(data), count)  # proven before (the hall's own copy)
+        if data:  # proven before (the hall's own copy): ValueError if it does not read
+            self._take(bytes(data), decode_from(b"", bytes(data)))
 
-    def _take(self, raw: bytes, n: int) -> None:
+    def _take(self, raw: bytes, spans: list) -> None:
         self._mac.update(raw)
+        self.ends.extend(len(self.data) + end for end, _ in spans)
         self.data += raw
-        self.count += n
+        self.count += len(spans)
+
+    @property
+    def records(self) -> list:
+        """The records proven, in order."""
+        return [r for _, r in decode_from(b"", bytes(self.data))] if self.data else []
+
+    def event(self, seq: int) -> tuple[bytes, str | None]:
+        """``(raw, mac)`` of proven record ``seq`` as the relay sent them (the MAC, made again
+        with the key, on the last proven): for a view that proves them again."""
+        raw = bytes(self.data[self.ends[seq - 1] if seq else 0 : self.ends[seq]])
+        if seq != self.count - 1:
+            return raw, None
+        return raw, self._mac.hexdigest()
 
     def _drop(self, seq: int) -> tuple:
         entry = self.held.pop(seq)
@@ -150,17 +167,17 @@ class Chain:
                     why = "records %d-%d: the board's MAC does not hold" % (first, s)
                 else:
                     try:
-                        got = decode_from(bytes(self.data[-4:]), bytes(buf))
+                        spans = decode_from(bytes(self.data[-4:]), bytes(buf))
                     except ValueError as e:
-                        got, why = None, "records %d-%d: %s" % (first, s, e)
-                    if got is not None and got != want:
+                        spans, why = None, "records %d-%d: %s" % (first, s, e)
+                    if spans is not None and [r for _, r in spans] != want:
                         why = "records %d-%d differ from the board's bytes" % (first, s)
                 if why:
                     for k in range(first, s + 1):
                         self._drop(k)
                     self.why = why
                     return FORGED, out
-                self._take(bytes(buf), len(want))
+                self._take(bytes(buf), spans)
                 out.extend((k, self._drop(k)[0]) for k in range(first, s + 1))
                 buf, first = bytearray(), s + 1
             s += 1
@@ -168,26 +185,27 @@ class Chain:
 
 
 def decode_from(before: bytes, raw: bytes) -> list:
-    """The records of ``raw``: a live file's bytes that follow ``before`` (its last 4 bytes
-    seed the first record's chained CRC; empty: ``raw`` is the file's start, its magic
-    first), each record whole, nothing between them; ValueError otherwise. The records as the
-    hall keeps them (``feed``'s JSON form read back)."""
+    """The records of ``raw`` as ``[(end, record)]`` (``end`` where its bytes end in ``raw``):
+    a live file's bytes that follow ``before`` (its last 4 bytes seed the first record's
+    chained CRC; empty: ``raw`` is the file's start, its magic first), each record whole,
+    nothing between them; ValueError otherwise. The records as the hall keeps them (``feed``'s
+    JSON form read back)."""
     if before:
-        data, p = before[-4:] + raw, 4
+        data, p, at = before[-4:] + raw, 4, 4
     elif raw[:4] == R.MAGIC:
-        data, p = raw, 4
+        data, p, at = raw, 4, 0
     else:
         raise ValueError("the game's first bytes are not a journal's")
     out = []
     while p < len(data):
         span = R._span(data, p, len(data))
         if span is None:
-            raise ValueError("bytes at %d are not a whole record" % (p - 4 if before else p))
+            raise ValueError("bytes at %d are not a whole record" % (p - at))
         t, q, n = span
         try:
             rec = R.decode(t, data, q, q + n)
         except R.Bad as e:
             raise ValueError("a record does not decode: %s" % e) from None
-        out.append(F.record_from_json(F.record_json(rec)))
         p = q + n + 4
+        out.append((p - at, F.record_from_json(F.record_json(rec))))
     return out

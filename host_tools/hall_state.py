@@ -2,7 +2,9 @@
 broker's messages alone (``host_tools/feed.py``'s encoding, read by its ``parse_*``). Pure:
 no network and no event loop here; ``host_tools/hall.py`` feeds it and serves it.
 
-Start reading at ``Hall.handle`` (one MQTT message in), then ``Hall.tick`` (what time does:
+Start reading at ``Hall.handle`` (one MQTT message in: ``door``, the checks of
+``host_tools/hall_input.py`` and the register, then ``take``, held to the bounds of
+``hall_input.Limits``), then ``Hall.tick`` (what time does:
 the broadcast delay passing, replay requests again). What goes out is left for the server in
 two lists: ``pushes`` (JSON messages for every page's WebSocket) and ``outbox`` (MQTT
 publishes: replay requests, the pairings).
@@ -35,6 +37,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import math
 import os
 import time
 from pathlib import Path
@@ -44,6 +47,7 @@ from firmware.store import records as R
 from firmware.ui import arbiter as A
 from host_tools import export as X
 from host_tools import feed as F
+from host_tools import hall_input as HI
 from host_tools import hall_proof as P
 from host_tools import watch as W
 from host_tools import words
@@ -92,15 +96,16 @@ def clocks_text(clocks) -> list[str]:
 class GameState:
     """One game of one board: its records as they came, and what is made of them."""
 
-    def __init__(self, board: str, game: int):
+    def __init__(self, board: str, game: int, hold: int = 4096):
         self.board = board
         self.game = game
-        self.recs = F.GameRecords()
+        self.recs = F.GameRecords(hold)
         self.relay_at: dict[int, int] = {}  # seq -> the relay's ``at`` (ms)
         self.asked_at = -1e18  # when a replay was last asked (hall clock)
         self.behind: tuple[int, float] | None = None  # (seq a snapshot says, since when)
         self.fed = 0  # records in the SGF last written to the feed folder
         self.fed_sgf: bytes | None = None
+        self.bytes = 0  # the lines of its .jsonl (the hall's ``kept_bytes`` holds them all)
         self.verdict: str | None = None  # hall_proof's VERIFIED, FAILED or UNVERIFIED
         self.why = ""  # why FAILED
         self.proof: tuple[bytes, str] | None = None  # the board's bytes and HMAC, if they agree
@@ -169,6 +174,7 @@ class BoardState:
         self.online = False
         self.since: float | None = None  # offline since (hall clock); None while online
         self.game = 0  # the current game's number (the newest the hall heard of)
+        self.games = 0  # how many of its games the hall keeps
         self.pairing: dict = {}
         self.view = W.View()
         self._stones: tuple = ((), [])
@@ -186,6 +192,7 @@ class Hall:
         pairings: dict | None = None,
         clock=time.time,
         boards: dict | None = None,
+        limits: HI.Limits | None = None,
     ):
         self.name = F.check_name(name, "hall")
         self.feed_dir = Path(feed_dir) if feed_dir is not None else None
@@ -195,8 +202,17 @@ class Hall:
         self.games: dict[tuple[str, int], GameState] = {}
         self.relays: dict[str, dict] = {}
         self.incidents: list[dict] = []  # oldest first
-        self.bad: dict[str, int] = {}
-        self.bad_last: dict[str, str] = {}
+        # What the door refused (host_tools/hall_input.py), and the bounds it holds to.
+        self.limits = limits or HI.Limits()
+        self.counts = HI.Counts(self.limits)
+        self.bad = self.counts.kinds
+        self.bad_last = self.counts.last
+        self._bad_dirty = False
+        self.quiet = False  # the public view: its refusals are the live view's, said there
+        self.unknown: dict[str, set] = {}  # relay ("": none named) -> boards not paired
+        self.held = 0  # records kept and held past a gap, every game together
+        self.held_bytes = 0  # the bytes of the live records the chains hold unproven
+        self.kept_bytes = 0  # the lines of the .jsonl files, every game together
         self.conflicts = 0
         self.replaced = 0  # games whose records a verified proof replaced
         self.forged = 0  # live records whose board's MAC did not hold (hall_proof.Chain)
@@ -212,37 +228,64 @@ class Hall:
 
     # ---- messages in --------------------------------------------------------------------------
 
-    def handle(self, topic: str, payload: bytes, now: float | None = None) -> None:
-        """One MQTT message: a board's snapshot or event, or a relay's status. Anything else,
-        or a payload that does not parse, is counted as bad (logged once per kind)."""
+    def handle(self, topic: str, payload: bytes, now: float | None = None) -> bool:
+        """One MQTT message: a board's snapshot, event or proof, or a relay's status; the
+        door (``door``), then the model (``take``). Whether it was taken."""
         now = self.clock() if now is None else now
-        where = F.parse_topic_from(topic)
-        if where is None or where[0] != self.name:
-            self.bad_message("topic", "topic %r is not this hall's" % (topic,))
-            return
-        _, board, leaf, relay = where
+        msg = self.door(topic, payload, now)
+        return msg is not None and self.take(msg, now)
+
+    def door(self, topic: str, payload: bytes, now: float | None = None) -> HI.Message | None:
+        """The message checked (``hall_input.check``: its topic, the register's relay for
+        its board, its payload): what the model may take, or None. A refusal is counted here
+        (by kind, by relay and board), logged at most once a minute per kind, and goes no
+        further. ``hall.py`` calls it once a message, before either view takes it."""
+        now = self.clock() if now is None else now
+        try:
+            where = HI.check_topic(topic, self.name)
+        except HI.Refused as e:
+            self.bad_message(e.kind, str(e), None, now)
+            return None
+        board, leaf, relay = where
+        who = HI.sources(board, leaf, relay)
         if board != F.RELAY and leaf in F.RELAY_LEAVES and not self._its_relay(board, relay):
             self.refused += 1
             self.bad_message(
                 "relay",
                 "%s: board %s is registered to relay %s, not %s"
                 % (topic, board, self.register[board]["relay"], relay),
+                who,
+                now,
             )
-            return
+            return None
+        try:
+            return HI.check_payload(where, payload, self.limits)
+        except HI.Refused as e:
+            self.bad_message(e.kind, str(e), who, now)
+            return None
+
+    def take(self, msg: HI.Message, now: float | None = None) -> bool:
+        """A message past the door into the model; whether it was taken (else it was held
+        to a bound, or did not fit what the hall has: counted)."""
+        now = self.clock() if now is None else now
+        board, leaf, relay, obj = msg
         try:
             if board == F.RELAY:
-                self._relay(leaf, F.parse_relay(payload), now)
+                self._relay(leaf, obj, now)
             elif leaf == F.STATE:
-                self._state(board, F.parse_state(payload), now)
-                if relay is not None:
-                    self._board(board).relay = relay  # the topic's, not what the payload says
+                self._state(board, obj, relay, now)
             elif leaf == F.EVENTS:
-                self._event(board, F.parse_event(payload), now)
+                return self._event(board, obj, relay, now)
             elif leaf == F.PROOF:
-                self._proof(board, F.parse_proof(payload), now)
+                return self._proof(board, obj, now, relay=relay)
             # the pairing and replay leaves are the hall's own words: nothing to learn there
+            return True
+        except HI.Refused as e:
+            self.bad_message(e.kind, str(e), HI.sources(board, leaf, relay), now)
         except F.FeedError as e:
-            self.bad_message(leaf if board != F.RELAY else "relay", "%s: %s" % (topic, e))
+            kind = leaf if board != F.RELAY else "relay"
+            self.bad_message(kind, "%s: %s" % (board, e), HI.sources(board, leaf, relay), now)
+        return False
 
     def _its_relay(self, board: str, relay: str | None) -> bool:
         # A registered relay: only it (a topic without a relay's user is no relay's);
@@ -260,13 +303,85 @@ class Hall:
             return g.verdict
         return P.PENDING if self.key(g.board) is not None else P.UNVERIFIED
 
-    def bad_message(self, kind: str, text: str) -> None:
-        """Count a message that could not be used (shown on the arbiter's page)."""
-        self.bad[kind] = self.bad.get(kind, 0) + 1
-        self.bad_last[kind] = text
-        if self.bad[kind] == 1:
-            log.warning("bad %s message (counted, the first said here): %s", kind, text)
-        self.pushes.append({"type": "bad", "bad": self.bad_json()})
+    def bad_message(self, kind: str, text: str, who=None, now=None) -> None:
+        """Count a message that could not be used (shown on the arbiter's page) under its
+        kind and ``who`` (``hall_input.sources``: its relay and board); logged at most once
+        per ``Limits.log_every_s`` per kind (never by a ``quiet`` view: the live one said
+        it, but for a fault of the hall's own)."""
+        self.counts.add(kind, text, who)
+        n = self.counts.log_now(kind, self.clock() if now is None else now)
+        if n and (not self.quiet or kind == "internal"):
+            log.warning(
+                "bad %s message (%d since last said, %d in all): %s",
+                kind,
+                n,
+                self.bad.get(kind, 0),
+                HI.short(text),
+            )
+        self._bad_dirty = True  # one push per flush, however many came
+
+    # ---- the bounds ---------------------------------------------------------------------------
+
+    def _admit_board(self, board: str, relay: str, per_relay: bool = True) -> bool:
+        """Whether the hall keeps ``board`` (already had, paired or registered, or within
+        the bounds of boards not in the pairings: per relay and in all)."""
+        if board in self.boards:
+            return True
+        if board not in self.pairings and board not in self.register:
+            had = self.unknown.get(relay)
+            if per_relay and had is None and len(self.unknown) >= self.limits.relays:
+                return False
+            if per_relay and len(had or ()) >= self.limits.unknown_per_relay:
+                return False
+            if sum(len(x) for x in self.unknown.values()) >= self.limits.unknown_boards:
+                return False
+            self.unknown.setdefault(relay, set()).add(board)
+        self._board(board)
+        return True
+
+    def _admit_game(self, board: str, game: int) -> GameState:
+        """The game, made if the board has fewer than ``games_per_board``; else Refused."""
+        g = self.games.get((board, game))
+        if g is not None:
+            return g
+        b = self.boards.get(board)
+        if b is not None and b.games >= self.limits.games_per_board:
+            raise HI.Refused(
+                "bound",
+                "board %s: game %d past the %d games a board may have"
+                % (board, game, self.limits.games_per_board),
+            )
+        if len(self.games) >= self.limits.games:
+            raise HI.Refused(
+                "bound",
+                "board %s: game %d past the hall's %d games" % (board, game, len(self.games)),
+            )
+        return self._game(board, game)
+
+    def _admit_record(self, g: GameState, seq: int, rec) -> None:
+        """Refused if the record would pass the hall's records or bytes, or a move or an
+        incident names a point off its game's board."""
+        h = g.header
+        if h is not None and rec[0] in (R.MOVE, R.INCIDENT):
+            size = g.size()
+            points = (rec[3],) if rec[0] == R.MOVE else rec[4]
+            for p in points:
+                if p != R.PASS and ((p & 31) >= size or (p >> 5) >= size):
+                    raise HI.Refused(
+                        "events",
+                        "board %s game %d: point %d is off a %dx%d board"
+                        % (g.board, g.game, p, size, size),
+                    )
+        if seq < len(g.recs.records) or seq in g.recs.ahead:
+            return  # a repeat (or a conflict): nothing more to keep
+        if self.held >= self.limits.records:
+            raise HI.Refused(
+                "bound", "board %s: past the hall's %d records" % (g.board, self.held)
+            )
+        if self.kept_bytes >= self.limits.bytes:
+            raise HI.Refused(
+                "bound", "board %s: past the hall's %d bytes" % (g.board, self.kept_bytes)
+            )
 
     def _board(self, board: str) -> BoardState:
         b = self.boards.get(board)
@@ -277,23 +392,34 @@ class Hall:
     def _game(self, board: str, game: int) -> GameState:
         g = self.games.get((board, game))
         if g is None:
-            g = self.games[(board, game)] = GameState(board, game)
+            g = self.games[(board, game)] = GameState(board, game, self.limits.records_per_game)
+            self._board(board).games += 1
         return g
 
     def _relay(self, relay: str, obj: dict, now: float) -> None:
+        if relay not in self.relays and len(self.relays) >= self.limits.relays:
+            raise HI.Refused("bound", "relay %s: past the %d relays" % (relay, self.limits.relays))
         was = self.relays.get(relay, {})
+        boards = [b for b in obj["boards"] if self._admit_board(b, relay)]
         self.relays[relay] = {
             "online": obj["online"],
-            "boards": [b for b in obj["boards"] if F.board_ok(b)],
+            "boards": boards,
             "at": obj.get("at", 0),
             "since": was.get("since") if was.get("online") == obj["online"] else now,
         }
-        for board in self.relays[relay]["boards"]:
+        for board in boards:
             if not self._its_relay(board, relay):
                 continue  # another relay's board: not this one's to claim
             b = self._board(board)
             if not b.relay:
                 b.relay = relay
+        if len(boards) < len(obj["boards"]):
+            self.bad_message(
+                "bound",
+                "relay %s: %d boards past the bounds of boards not paired"
+                % (relay, len(obj["boards"]) - len(boards)),
+                HI.sources(F.RELAY, relay, relay),
+            )
         for b in list(self.boards.values()):
             if b.relay == relay:
                 self._set_online(b, now)
@@ -315,16 +441,21 @@ class Hall:
         self.pushes.append(msg)
         self.dirty.add(b.id)
 
-    def _state(self, board: str, obj: dict, now: float) -> None:
+    def _state(self, board: str, obj: dict, relay: str | None, now: float) -> None:
+        # ``relay``: the topic's (the broker's ACL holds a relay to its own), not what the
+        # payload says.
         if obj["board"] != board:
             raise F.FeedError("state: board %r on %s's topic" % (obj["board"], board))
+        known = self.boards.get(board)
+        if not self._admit_board(board, relay or (known.relay if known else "")):
+            raise HI.Refused("bound", "board %s: past the bounds of boards not paired" % board)
+        game, seq = obj["game"], obj["seq"]
+        g = self._admit_game(board, game) if game >= 1 else None
         b = self._board(board)
         b.snapshot = obj
-        b.relay = str(obj.get("relay") or b.relay)
-        game, seq = obj["game"], obj["seq"]
-        if game >= 1:
+        b.relay = relay or b.relay
+        if g is not None:
             b.game = max(b.game, game)
-            g = self._game(board, game)
             if seq >= len(g.recs.records):
                 if g.behind is None or g.behind[0] != seq:
                     g.behind = (seq, now)
@@ -379,33 +510,47 @@ class Hall:
             b.view.preset = h["tc"]
             b.view.preset_for = W.game_key(b.view.game(), b.view.size())
 
-    def _event(self, board: str, ev: dict, now: float) -> None:
+    def _event(self, board: str, ev: dict, relay: str | None, now: float) -> bool:
+        # False: a conflict (counted), not passed on to the public view.
         if ev["board"] != board:
             raise F.FeedError("event: board %r on %s's topic" % (ev["board"], board))
-        g = self._game(board, ev["game"])
+        if not self._admit_board(board, relay or ""):
+            raise HI.Refused("bound", "board %s: past the bounds of boards not paired" % board)
+        g = self._admit_game(board, ev["game"])
         seq = ev["seq"]
+        self._admit_record(g, seq, ev["rec"])
         if seq >= len(g.recs.records):
             g.relay_at.setdefault(seq, ev["at"])
         chain = self._chain(g)
         if chain is None or seq < chain.count:
-            self._add(g, seq, ev["rec"], now)  # unkeyed, or proven before: a repeat at most
-            return
-        size = len(chain.data)
+            # unkeyed, or proven before: a repeat at most
+            return self._add(g, seq, ev["rec"], now, relay)
+        if self.held_bytes + len(ev["raw"] or b"") > self.limits.held_bytes:
+            raise HI.Refused(
+                "bound", "board %s: past the hall's %d bytes held" % (board, self.held_bytes)
+            )
+        size, held, held_bytes = len(chain.data), len(chain.held), chain.held_bytes
         status, proven = chain.offer(seq, ev["rec"], ev["raw"], ev["mac"])
+        self.held += len(chain.held) - held  # the hall's bounds count what chains hold too
+        self.held_bytes += chain.held_bytes - held_bytes
         if proven:
             self._keep_chain(g, bytes(chain.data[size:]))
             for s, rec in proven:
-                self._add(g, s, rec, now)
+                self._add(g, s, rec, now, relay)
+        g.held_since = (g.held_since or now) if chain.held else None
+        self.dirty.add(board)  # the arbiter's page shows what is held
         if status == P.FORGED:
             self.forged += 1
             self.bad_message(
-                "forged", "board %s game %d: %s: dropped, asked again" % (board, g.game, chain.why)
+                "forged",
+                "board %s game %d: %s: dropped, asked again" % (board, g.game, chain.why),
+                HI.sources(board, F.EVENTS, relay),
             )
             self._ask_replay(g, now, chain.count)
-        elif chain.held and chain.count not in chain.held:
+            return False
+        if chain.held and chain.count not in chain.held:
             self._ask_replay(g, now, chain.count)  # a gap before what is held
-        g.held_since = (g.held_since or now) if chain.held else None
-        self.dirty.add(board)  # the arbiter's page shows what is held
+        return True
 
     def _chain(self, g: GameState) -> P.Chain | None:
         # A keyed board's game is proven record by record until its finished proof verifies
@@ -417,10 +562,13 @@ class Hall:
             g.chain = P.Chain(key)
         return g.chain
 
-    def _add(self, g: GameState, seq: int, rec, now: float) -> None:
-        # A record into the game's records (in order, repeats dropped, gaps asked again).
+    def _add(self, g: GameState, seq: int, rec, now: float, relay: str | None) -> bool:
+        # A record into the game's records (in order, repeats dropped, gaps asked again);
+        # False for a conflict (counted), which is not passed on to the public view.
         before = len(g.recs.records)
+        had = before + len(g.recs.ahead)
         got = g.recs.add(seq, rec, now)
+        self.held += len(g.recs.records) + len(g.recs.ahead) - had
         if got == F.NEW:
             for s in range(before, len(g.recs.records)):
                 self._new_record(g, s, persist=True)
@@ -435,26 +583,44 @@ class Hall:
             self.bad_message(
                 "conflict",
                 "board %s game %d: record %d differs from the one had" % (g.board, g.game, seq),
+                HI.sources(g.board, F.EVENTS, relay),
             )
+            return False
+        return True
 
     # ---- a finished game's proof ---------------------------------------------------------------
 
-    def _proof(self, board: str, obj: dict, now: float, keep: bool = True) -> None:
+    def _proof(
+        self, board: str, obj: dict, now: float, keep: bool = True, relay: str | None = None
+    ) -> bool:
+        # False: a proof that FAILED, or another after a verified one (counted), not passed
+        # on to the public view.
         if obj["board"] != board:
             raise F.FeedError("proof: board %r on %s's topic" % (obj["board"], board))
-        g = self._game(board, obj["game"])
+        if not self._admit_board(board, relay or ""):
+            raise HI.Refused("bound", "board %s: past the bounds of boards not paired" % board)
+        g = self._admit_game(board, obj["game"])
         data, mac = obj["data"], obj["hmac"]
+        who = HI.sources(board, F.PROOF, relay)
         if g.verdict == P.VERIFIED:
             if g.proof is not None and g.proof[0] != data:
                 self.bad_message(
                     "proof",
                     "board %s game %d: another proof after a verified one" % (board, g.game),
+                    who,
                 )
-            return
+                return False
+            return True
         status, recs, why = P.check(self.key(board), board, g.game, data, mac)
+        if recs is not None and len(recs) > self.limits.records_per_game:
+            raise HI.Refused(
+                "bound",
+                "board %s game %d: a proof of %d records, past the %d of a game"
+                % (board, g.game, len(recs), self.limits.records_per_game),
+            )
         if status == P.FAILED:
             g.verdict, g.why, g.proof = P.FAILED, why, None
-            self.bad_message("proof", "board %s game %d: FAILED: %s" % (board, g.game, why))
+            self.bad_message("proof", "board %s game %d: FAILED: %s" % (board, g.game, why), who)
             if keep:
                 self._keep_verdict(g, None)
             self._unfeed(g)
@@ -471,9 +637,12 @@ class Hall:
             had = g.recs.records
             if recs[: len(had)] == had:  # the records had, proven; those held come with them
                 for s in range(len(had), len(recs)):
-                    self._add(g, s, recs[s], now)
+                    self._add(g, s, recs[s], now, relay)
             else:
                 self._replace(g, recs, now)
+            if g.chain is not None:  # what it held is the board's records now
+                self.held -= len(g.chain.held)
+                self.held_bytes -= g.chain.held_bytes
             g.chain, g.held_since = None, None
             if keep:
                 self._keep_verdict(g, data, mac)
@@ -484,6 +653,7 @@ class Hall:
             {"type": "verdict", "board": board, "game": g.game, "verified": self.verdict(g)}
         )
         self.dirty.add(board)
+        return status != P.FAILED
 
     def _replace(self, g: GameState, recs: list, now: float) -> None:
         # The board's own records win over what the events brought (a forged, dropped or
@@ -498,7 +668,8 @@ class Hall:
             "replaced by it" % (g.board, g.game, n),
         )
         times = g.recs.times
-        new = F.GameRecords()
+        self.held += len(recs) - len(had) - len(g.recs.ahead)  # (_proof held it to a game's)
+        new = F.GameRecords(self.limits.records_per_game)
         for s, rec in enumerate(recs):
             same = s < len(had) and had[s] == rec
             new.records.append(rec)
@@ -524,9 +695,12 @@ class Hall:
                 + "\n"
                 for s, rec in enumerate(recs)
             )
+            data = lines.encode()
+            self.kept_bytes += len(data) - g.bytes
+            g.bytes = len(data)
             try:
                 self._folder(g.board).mkdir(parents=True, exist_ok=True)
-                write_atomic(self._folder(g.board) / ("%d.jsonl" % g.game), lines.encode())
+                write_atomic(self._folder(g.board) / ("%d.jsonl" % g.game), data)
             except OSError as e:
                 self.bad_message(
                     "store", "cannot rewrite board %s game %d: %s" % (g.board, g.game, e)
@@ -739,6 +913,8 @@ class Hall:
         if self.feed_dir is None:
             return
         line = _json_line({"seq": seq, "at": at, "received": received, "rec": F.record_json(rec)})
+        self.kept_bytes += len(line) + 1
+        g.bytes += len(line) + 1
         folder = self._folder(g.board)
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -756,6 +932,7 @@ class Hall:
             self._folder(g.board).mkdir(parents=True, exist_ok=True)
             with open(self._folder(g.board) / ("%d.chain" % g.game), "ab") as f:
                 f.write(raw)
+            self.kept_bytes += len(raw)
         except OSError as e:
             self.bad_message("store", "cannot keep board %s game %d: %s" % (g.board, g.game, e))
 
@@ -792,19 +969,31 @@ class Hall:
                 for p in folder.iterdir()
                 if p.suffix in (".jsonl", ".proof", ".failed") and p.stem.isdigit()
             }
-            for game in sorted(games - {0}):
+            for game in sorted(g for g in games if 1 <= g <= HI.I32):
                 path = folder / ("%d.jsonl" % game)
+                # What was kept was within the bounds then: the relay's share is not known
+                # now (""), the bounds in all still hold.
+                try:
+                    if not self._admit_board(folder.name, "", per_relay=False):
+                        raise HI.Refused(
+                            "bound", "board %s: past the boards not paired" % folder.name
+                        )
+                    g = self._admit_game(folder.name, game)
+                except HI.Refused as e:
+                    self.bad_message("store", "%s: not read back: %s" % (path, e))
+                    continue
                 if path.exists():
-                    n += self._load_game(folder.name, game, path)
-                self._load_verdict(folder.name, game)
-                self._load_chain(self._game(folder.name, game))
+                    n += self._load_game(g, path)
+                self._load_verdict(g)
+                self._load_chain(g)
         for b in self.boards.values():
             b.since = None if b.online else self.clock()
         return n
 
-    def _load_game(self, board: str, game: int, path: Path) -> int:
-        g = self._game(board, game)
+    def _load_game(self, g: GameState, path: Path) -> int:
         try:
+            if path.stat().st_size > self.limits.bytes - self.kept_bytes:
+                raise OSError("past the hall's %d bytes" % self.limits.bytes)
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as e:
             self.bad_message("store", "%s: %s" % (path, e))
@@ -813,13 +1002,22 @@ class Hall:
             try:
                 obj = json.loads(line)
                 seq, at, received = int(obj["seq"]), int(obj["at"]), float(obj["received"])
+                if not 0 <= seq < self.limits.records_per_game or not math.isfinite(received):
+                    raise ValueError("seq or time")
+                HI.check_record_json(obj["rec"], self.limits.records_per_game)
                 rec = F.record_from_json(obj["rec"])
+                self._admit_record(g, seq, rec)
             except (ValueError, KeyError, TypeError, F.FeedError):
                 self.bad_message("store", "%s: a line that does not read" % path)
                 continue
             before = len(g.recs.records)
+            had = before + len(g.recs.ahead)
             g.relay_at.setdefault(seq, at)
-            if g.recs.add(seq, rec, received) == F.NEW:
+            got = g.recs.add(seq, rec, received)
+            self.held += len(g.recs.records) + len(g.recs.ahead) - had
+            self.kept_bytes += len(line) + 1
+            g.bytes += len(line) + 1
+            if got == F.NEW:
                 for s in range(before, len(g.recs.records)):
                     self._new_record(g, s, persist=False, push=False)
         g.fed_sgf = None  # written again once: the file may be older than the records
@@ -835,9 +1033,12 @@ class Hall:
         path = self._folder(g.board) / ("%d.chain" % g.game)
         recs = g.recs.records
         try:
-            data = path.read_bytes()
-            if P.decode_from(b"", data) == recs:
-                g.chain = P.Chain(key, data, len(recs))
+            if path.stat().st_size > self.limits.bytes - self.kept_bytes:
+                raise OSError("past the hall's %d bytes" % self.limits.bytes)
+            chain = P.Chain(key, path.read_bytes())
+            if chain.records == recs:
+                g.chain = chain
+                self.kept_bytes += len(chain.data)
                 return
         except FileNotFoundError:
             return
@@ -845,24 +1046,31 @@ class Hall:
             self.bad_message("store", "%s: %s" % (path, e))
         path.unlink(missing_ok=True)
 
-    def _load_verdict(self, board: str, game: int) -> None:
+    def _load_verdict(self, g: GameState) -> None:
+        board, game = g.board, g.game
         folder = self._folder(board)
-        g = self._game(board, game)
         try:
-            obj = json.loads((folder / ("%d.proof" % game)).read_text(encoding="utf-8"))
+            path = folder / ("%d.proof" % game)
+            if path.stat().st_size > 2 * self.limits.proof_bytes:
+                raise ValueError("past a proof's bytes")
+            obj = json.loads(path.read_text(encoding="utf-8"))
             data, mac = base64.b64decode(obj["data"]), str(obj["hmac"])
         except (OSError, ValueError, KeyError, TypeError):
             data = None
         if data is not None:
-            self._proof(
-                board,
-                {"board": board, "game": game, "data": data, "hmac": mac},
-                self.clock(),
-                keep=False,
-            )
+            try:
+                self._proof(
+                    board,
+                    {"board": board, "game": game, "data": data, "hmac": mac},
+                    self.clock(),
+                    keep=False,
+                )
+            except F.FeedError as e:  # Refused too: past a bound now
+                self.bad_message("store", "%s: not read back: %s" % (path, e))
         elif (folder / ("%d.failed" % game)).exists():
             g.verdict = P.FAILED
-            g.why = (folder / ("%d.failed" % game)).read_text(errors="replace").strip()
+            with open(folder / ("%d.failed" % game), errors="replace") as f:
+                g.why = HI.short(f.read(HI.TEXT_SHOWN).strip())
         self.pushes.clear()
 
     def feed_index(self, now: float | None = None) -> list[dict]:
@@ -1003,7 +1211,13 @@ class Hall:
 
     def boards_json(self) -> list[dict]:
         """Every board, sorted by table."""
-        out = [self.board_json(board) for board in self.boards]
+        out = []
+        for board in self.boards:
+            try:
+                out.append(self.board_json(board))
+            except Exception as e:  # a bug here must not take every page down: counted
+                log.exception("board %s cannot be shown", board)
+                self.bad_message("internal", "board %s cannot be shown: %r" % (board, e))
         out.sort(key=lambda d: table_key(d["table"], d["id"]))
         return out
 
@@ -1071,14 +1285,27 @@ class Hall:
         return out
 
     def bad_json(self) -> dict:
+        """What the door refused: by kind, by relay/board, the last words of each kind; and
+        what the hall keeps against its bounds."""
         return {
-            "total": sum(self.bad.values()),
+            "total": self.counts.total(),
             "kinds": dict(self.bad),
             "last": dict(self.bad_last),
+            "by": dict(sorted(self.counts.by.items(), key=lambda kv: -kv[1])),
             "conflicts": self.conflicts,
             "replaced": self.replaced,
             "refused": self.refused,
             "forged": self.forged,
+            "kept": {
+                "relays": len(self.relays),
+                "boards": len(self.boards),
+                "unpaired": sum(len(x) for x in self.unknown.values()),
+                "games": len(self.games),
+                "records": self.held,
+                "bytes": self.kept_bytes,
+                "held_bytes": self.held_bytes,
+            },
+            "limits": self.limits.json(),
         }
 
     def relays_json(self) -> list[dict]:
@@ -1119,6 +1346,9 @@ class Hall:
         """What to send now: the pushes (then a ``board`` message per changed board) and the
         MQTT publishes; both lists are emptied."""
         pushes = self.pushes
+        if self._bad_dirty:
+            self._bad_dirty = False
+            pushes.append({"type": "bad", "bad": self.bad_json()})
         for board in sorted(self.dirty):
             j = self.board_json(board)
             if j is not None:

@@ -333,6 +333,20 @@ function renderBad() {
   document.getElementById("bad").innerHTML = Object.entries(hall.bad.kinds || {})
     .map(([k, n]) => `<li data-kind="${esc(k)}">${esc(k)}: ${n} <span class="bad-last">${esc((hall.bad.last || {})[k] || "")}</span></li>`)
     .join("");
+  // By relay or board (the door's counts), and what the hall keeps against its bounds.
+  const by = document.getElementById("bad-by");
+  if (by) {
+    by.innerHTML = Object.entries(hall.bad.by || {})
+      .map(([who, n]) => `<li data-from="${esc(who)}">${esc(who)}: ${n}</li>`)
+      .join("");
+  }
+  const kept = document.getElementById("kept");
+  if (kept && hall.bad.kept) {
+    const k = hall.bad.kept, l = hall.bad.limits || {};
+    kept.textContent = `kept: ${k.boards} boards (${k.unpaired} not paired, at most ${l.unknown_boards}), ` +
+      `${k.games} games (at most ${l.games}), ${k.records} records (at most ${l.records}), ` +
+      `${k.bytes} bytes (at most ${l.bytes})`;
+  }
 }
 
 // ---- messages -----------------------------------------------------------------------------

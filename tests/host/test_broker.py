@@ -8,7 +8,7 @@ import time
 import pytest
 
 from host_tools import feed as F
-from host_tools.broker import Broker, BrokerError, acl_text, mosquitto
+from host_tools.broker import MAX_PACKET, Broker, BrokerError, acl_text, mosquitto
 
 paho = pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is needed (make venv)")
 
@@ -160,6 +160,36 @@ def test_the_public_reads_only_the_halls_delayed_copy(tmp_path):
         time.sleep(0.3)
         assert [g[0] for g in late.got] == ["tengen/club/_public/v1/state"]
         for c in (public, relay, hall, late):
+            c.close()
+
+
+def test_a_relay_publishes_a_whole_game_proof_and_nothing_larger(tmp_path):
+    # The largest proof the hall takes (feed.PROOF_MAX characters of base64) passes the
+    # broker; a packet past ``max_packet_size`` is dropped and its sender disconnected, so
+    # no relay makes the broker or the hall hold a larger message.
+    import base64
+
+    with Broker(tmp_path / "broker", "club") as b:
+        assert "max_packet_size %d" % MAX_PACKET in b.conf.read_text()
+        hall = Client(b, "hall", subscribe="tengen/club/#")
+        relay = Client(b, "relay-r1")
+        data = bytes(F.PROOF_MAX // 4 * 3)  # PROOF_MAX characters once in base64
+        proof = F.proof_payload("v1", 1, data, "ab" * 32)
+        assert len(base64.b64encode(data)) == F.PROOF_MAX
+        relay.publish(F.topic("club", "v1", F.PROOF, "r1"), proof)
+        assert _until(lambda: [g[1] for g in hall.got] == [proof], 10)
+        gone = threading.Event()
+        relay.c.on_disconnect = lambda *a: gone.set()
+        too_big = b"x" * MAX_PACKET
+        relay.c.publish(F.topic("club", "v2", F.PROOF, "r1"), too_big, qos=1)
+        assert gone.wait(10)  # the broker dropped the relay's connection
+        ok = F.state_payload("v1", "r1", True, 1, 0, -1, None)
+        r2 = Client(b, "relay-r2")
+        r2.publish(F.topic("club", "v1", F.STATE, "r2"), ok)
+        assert _until(lambda: any(g[1] == ok for g in hall.got))
+        assert not any(g[1] == too_big for g in hall.got)
+        relay.c.loop_stop()  # (paho would send it again on reconnecting)
+        for c in (hall, r2):
             c.close()
 
 

@@ -482,3 +482,45 @@ def test_a_relay_cannot_fill_the_halls_memory_with_unproven_records():
     assert len(chain.held) <= P.HOLD_MAX and chain.held_bytes <= P.HOLD_BYTES
     assert chain.held_bytes == sum(len(r) for _, r, _ in chain.held.values())
     assert chain.missing() == 0 and chain.count == 0
+
+
+def test_a_restarted_hall_gives_its_public_view_the_proven_live_records(tmp_path):
+    # The public view proves each record again (a forged one the live view dropped never
+    # reaches it): a restarted hall hands it the records it kept with their bytes and MAC.
+    import time
+
+    from host_tools.hall import HallServer
+    from host_tools.hall_state import Hall
+
+    board, no, _, recs = _model_game(tmp_path)
+    key = bytes(range(32))
+    reg = {board: {"relay": "r1", "key": key}}
+    first = Hall("h", tmp_path / "feed", 5.0, boards=reg)
+    half = len(recs) // 2
+    old = time.time() - 60
+    for _seq, payload in _events(board, no, recs, key, list(range(1, half + 1))):
+        first.handle(F.topic("h", board, F.EVENTS, "r1"), payload, old)
+    model = Hall("h", tmp_path / "feed", 5.0, boards=reg)
+    assert model.load() == half
+    server = HallServer(model, ("127.0.0.1", 1))
+    server.keep_loaded()
+    shown = server.public.game_records_json(board, no)["records_list"]
+    assert [F.record_from_json(r["rec"]) for r in shown] == recs[:half]
+    assert server.public.bad_json()["forged"] == 0 and not server.pending
+
+
+def test_the_halls_memory_bounds_what_every_chain_holds(tmp_path):
+    # A relay spreads unproven records over many games: the hall's own bound stops it.
+    from host_tools import hall_input as HI
+    from host_tools.hall_state import Hall
+
+    board, no, _, recs = _model_game(tmp_path)
+    limits = HI.Limits(held_bytes=50_000)
+    hall = Hall("h", None, boards={board: {"relay": "r1", "key": bytes(32)}}, limits=limits)
+    raw = bytes(1000)
+    for game in range(1, 40):
+        for seq in range(1, 3):  # never record 0: nothing can be proven
+            msg = F.event_payload(board, game, seq, recs[1], 1, raw, None)
+            hall.handle(F.topic("h", board, F.EVENTS, "r1"), msg)
+    assert hall.held_bytes <= 50_000 and hall.bad_json()["kinds"].get("bound", 0) > 0
+    assert hall.bad_json()["kept"]["held_bytes"] == hall.held_bytes
