@@ -13,7 +13,7 @@ A topic is taken only if it is one of this hall's (``feed.parse_topic_from``: a 
 holds to that relay's user). A payload is taken only if it is exactly what
 ``host_tools/relay.py`` publishes through ``host_tools/feed.py``: the envelope's keys known
 (and no others), every value of its type and within its range, the board's game one of the
-board's games with one of its sizes (``firmware/settings.py``), every point on that board,
+board's games with one of its sizes (``firmware/game/settings.py``), every point on that board,
 every string short and encodable, every list bounded, a proof's bytes base64 and its HMAC
 hex. The board's own ``state`` reply (``firmware/link/server.py`` ``cmd_state``) is copied
 key by key from what the hall reads: a key a newer firmware adds is dropped rather than
@@ -39,8 +39,8 @@ from typing import NamedTuple
 from firmware.store import records as R
 from host_tools import feed as F
 
-# The board's games and sizes (firmware/settings.py GAMES, GO_SIZES, GOMOKU_SIZE; the older
-# names of firmware/match.py GAMES imply their size).
+# The board's games and sizes (firmware/game/settings.py GAMES, GO_SIZES, GOMOKU_SIZE; the older
+# names of firmware/game/match.py GAMES imply their size).
 GO_SIZES = (9, 13, 19)
 GOMOKU_SIZE = 15
 GAME_SIZES = {
@@ -55,12 +55,12 @@ GAME_SIZES = {
 KIND_SIZES = {R.GO: GO_SIZES, R.RENJU: (15,), R.STANDARD: (15,), R.FREESTYLE: (15,)}
 MAX_SIZE = max(GO_SIZES)
 CLOCK_STATES = ("not started", "running", "paused", "flagged", "finished")  # clock.STATES
-PHASES = ("play", "dead stones", "counted", "over")  # firmware/match.py PHASES
+PHASES = ("play", "dead stones", "counted", "over")  # firmware/game/match.py PHASES
 
 I32 = 2**31 - 1
 T_MAX = 2**53  # a calendar time in ms (JavaScript's integers)
 TEXT_MAX = 64  # a short string: a result, a rules name, a time control's name
-EXTRA_MAX = 3072  # the header's ``extra`` (firmware/settings.py MAX_BYTES)
+EXTRA_MAX = 3072  # the header's ``extra`` (firmware/game/settings.py MAX_BYTES)
 TEXT_SHOWN = 200  # a refusal's words kept for the arbiter's page
 
 # The kinds of refusal, a fixed set (the counts stay bounded whatever is published).
@@ -384,7 +384,7 @@ def check_record_json(obj, most: int) -> None:
 
 
 def _extra(text: str) -> None:
-    # The header's ``extra`` as firmware/match.py ``_fit_extra`` writes it: "" or a flat JSON
+    # The header's ``extra`` as firmware/game/match.py ``_fit_extra`` writes it: "" or a flat JSON
     # object (the settings without a field, the players' names), which the pages read.
     if not text:
         return
