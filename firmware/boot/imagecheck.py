@@ -51,13 +51,13 @@ VIPER = "viper"
 # The board's modules that have @micropython.native or @micropython.viper functions, and this
 # one; tests/host/test_image_alignment.py checks the list against the sources.
 MODULES = (
-    "firmware.game.app",
+    "firmware.boot.imagecheck",
     "firmware.clock.checkpoint",
     "firmware.clock.clock",
     "firmware.clock.cues",
-    "firmware.hal.rp2040",
-    "firmware.boot.imagecheck",
+    "firmware.game.app",
     "firmware.game.match",
+    "firmware.hal.rp2040",
     "firmware.referee.incidents",
     "firmware.referee.referee",
     "firmware.rules.bitboard",
