@@ -397,8 +397,9 @@ def decide(
     not MicroPython on an RP2040 (rp2)           refused    nothing
     the Tengen image (``firmware`` frozen in)    FROZEN     boot.py, main.py; /firmware
                                                             removed (it would shadow the
-                                                            image); warns if the image's
-                                                            version is not this checkout's
+                                                            image)
+    ... of another version than this checkout's  refused    nothing: boot.py and main.py
+                                                            must match the image
     ... its frozen native/viper code misaligned  refused    nothing: the way to a good image
                                                             (``image_fault``)
     stock (a ROMFS partition or not)             refused    nothing: the way to the image
@@ -433,10 +434,12 @@ def decide(
             )
         image = info.get("frozen_fw") or "?"
         if version and image != version:
-            warnings.append(
-                "the board's image has firmware %s frozen in, this tengen has %s: only boot.py "
-                "and main.py were copied; to update the app itself build and flash a new "
-                "image (%s)" % (image, version, IMAGE_HOWTO)
+            # boot.py and main.py import the image's modules by name: copied onto another
+            # version's image they may find none, and the board would stop at boot.
+            raise DeployError(
+                "the board's image has firmware %s frozen in, this tengen has %s: boot.py and "
+                "main.py must match the image, nothing was copied; build and flash this "
+                "version's image first (%s)" % (image, version, IMAGE_HOWTO)
             )
         return FROZEN, warnings
     mpy_v = info.get("mpy") or 0

@@ -62,7 +62,7 @@ from firmware.link.hmac import equal, hmac_sha256
 from firmware.link.protocol import Reject, _field, _int
 from firmware.store import journal as J
 
-FIRMWARE = "0.1.0"  # the firmware's version, as ``hello`` reports it
+FIRMWARE = "0.2.0"  # the firmware's version, as ``hello`` reports it
 LINES_PER_POLL = 4  # request lines handled per ``poll``: the game's tasks come first
 CACHE = 8  # replies kept for requests asked again
 CACHE_BYTES = 2048  # ... and their bytes (beyond the newest): the heap a full journal needs

@@ -15,6 +15,7 @@ from host_tools import deploy as D
 from host_tools.link import LinkError
 
 ROOT = Path(__file__).resolve().parents[2]
+FW = D.firmware_version()  # this checkout's: the image a deploy matches
 MP = ["mpremote-test"]
 
 
@@ -279,7 +280,7 @@ class _FakeLink:
         if not b.app:
             raise LinkError("timeout", "no answer")
         if cmd == "hello":
-            fw = b.frozen or "0.1.0"
+            fw = b.frozen or FW
             hello = {"ok": True, "name": "tengen", "fw": fw, "proto": 1, "board": "e6614c31"}
             return dict(hello, boot_error=b.boot_error)
         if cmd == "maintenance":
@@ -336,9 +337,9 @@ BOARD_FILES = {"/main.py", "/boot.py", "/settings.json", "/journal/000001.bin", 
 
 def test_a_tengen_image_gets_boot_and_main_only_and_loses_a_stale_firmware_folder(tmp_path):
     stale = {"/firmware/__init__.mpy", "/firmware/game/app.mpy", "/firmware/rules/go.mpy"}
-    board = FakeBoard(frozen="0.1.0", fs=BOARD_FILES | stale, app=True)
+    board = FakeBoard(frozen=FW, fs=BOARD_FILES | stale, app=True)
     res, steps = _go(tmp_path, board)
-    assert res["kind"] == D.FROZEN and res["board"]["frozen_fw"] == "0.1.0"
+    assert res["kind"] == D.FROZEN and res["board"]["frozen_fw"] == FW
     assert board.fs == BOARD_FILES  # /firmware gone, the game's files kept
     b = str(tmp_path / "b")
     assert _mp_commands(board) == [
@@ -349,7 +350,7 @@ def test_a_tengen_image_gets_boot_and_main_only_and_loses_a_stale_firmware_folde
     ]
     assert res["files"] == ["boot.py", "main.py"] and res["commands"] == board.commands[2:]
     assert board.requests[:2] == [("hello", {}), ("maintenance", {"pin": "0000"})]
-    assert board.requests[-1] == ("hello", {}) and res["hello"]["fw"] == "0.1.0"
+    assert board.requests[-1] == ("hello", {}) and res["hello"]["fw"] == FW
     assert not board.link_open_at_mpremote  # the port is free for mpremote
     assert res["warnings"] == []
     assert steps == [
@@ -364,16 +365,15 @@ def test_a_tengen_image_gets_boot_and_main_only_and_loses_a_stale_firmware_folde
     ]
 
 
-def test_an_older_image_is_said_to_need_reflashing(tmp_path):
+def test_an_older_image_is_refused_and_nothing_is_copied(tmp_path):
     board = FakeBoard(frozen="0.0.9", fs={"/main.py", "/boot.py"})
-    res, steps = _go(tmp_path, board, pin=None)
-    assert res["kind"] == D.FROZEN and res["hello"]["fw"] == "0.0.9"
-    assert any("image has firmware 0.0.9 frozen in" in w for w in res["warnings"])
-    assert any(s.startswith("warning: the board's image has firmware 0.0.9") for s in steps)
+    with pytest.raises(D.DeployError, match="image has firmware 0.0.9 frozen in, this tengen"):
+        _go(tmp_path, board, pin=None)
+    assert [c for c in _mp_commands(board) if "cp" in c] == []  # boot.py, main.py untouched
 
 
 def test_a_previous_failed_boot_is_passed_on(tmp_path):
-    board = FakeBoard(frozen="0.1.0", fs={"/main.py", "/boot.py"})
+    board = FakeBoard(frozen=FW, fs={"/main.py", "/boot.py"})
     board.boot_error = "selfcheck: CHECK go 1: item 3 is 0, known 2"
     res, _ = _go(tmp_path, board, pin=None)
     assert res["warnings"] == [
@@ -446,7 +446,11 @@ def test_the_boot_log_entry_that_stopped_the_board():
 
 def test_the_decision_table():
     rp2 = {"impl": "micropython", "platform": "rp2", "version": "1.28.0", "mpy": MPY_RP2}
-    assert D.decide(dict(rp2, frozen=True, frozen_fw="0.1.0"), version="0.1.0") == (D.FROZEN, [])
+    assert D.decide(dict(rp2, frozen=True, frozen_fw=FW), version=FW) == (D.FROZEN, [])
+    # Another version's image: boot.py and main.py import its modules by name, so nothing
+    # is copied (a board left with a main.py its image cannot run would stop at boot).
+    with pytest.raises(D.DeployError, match="nothing was copied; build and flash"):
+        D.decide(dict(rp2, frozen=True, frozen_fw="0.1.0"), version=FW)
     assert D.decide(dict(rp2, frozen=True, romfs=1 << 20))[0] == D.FROZEN  # the image first
     assert D.decide(dict(rp2), force=True)[0] == D.FILES
     assert D.decide(dict(rp2, romfs=1 << 20), force=True)[0] == D.FILES
@@ -473,7 +477,7 @@ def test_a_refusal_after_maintenance_restarts_the_app(tmp_path):
 
 
 def test_a_board_that_does_not_come_back_is_said_with_the_way_back(tmp_path):
-    board = FakeBoard(frozen="0.1.0", fs={"/main.py", "/boot.py"}, app=True)
+    board = FakeBoard(frozen=FW, fs={"/main.py", "/boot.py"}, app=True)
     board.dead_after_reset = True
     with pytest.raises(D.DeployError) as e:
         _go(tmp_path, board, wait=10)
@@ -500,7 +504,7 @@ def test_the_hello_wait_goes_on_while_the_port_is_gone():
 
 
 def test_without_pin_a_running_app_is_refused_untouched(tmp_path):
-    board = FakeBoard(frozen="0.1.0", fs={"/main.py", "/boot.py"}, app=True)
+    board = FakeBoard(frozen=FW, fs={"/main.py", "/boot.py"}, app=True)
     with pytest.raises(D.DeployError, match="runs its app .* give the arbiter's PIN"):
         _go(tmp_path, board, pin=None)
     assert board.requests == [("hello", {})] and _mp_commands(board) == [] and board.app
@@ -511,7 +515,7 @@ def test_deploy_cleans_its_temporary_build(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "t"))
     (tmp_path / "t").mkdir()
-    board = FakeBoard(frozen="0.1.0")
+    board = FakeBoard(frozen=FW)
     clock = Clock()
     D.deploy(PORT, None, board.link, board, MP, sleep=clock.sleep, clock=clock, virtual=list)
     assert list((tmp_path / "t").iterdir()) == []  # the temporary build is gone
@@ -573,14 +577,14 @@ def test_the_probe_runs_on_micropython(tmp_path):
 
 
 def test_wrong_pin_is_said_and_nothing_is_copied(tmp_path):
-    board = FakeBoard(frozen="0.1.0", app=True, pin="4821")
+    board = FakeBoard(frozen=FW, app=True, pin="4821")
     with pytest.raises(D.DeployError, match="refused the PIN"):
         _go(tmp_path, board)
     assert _mp_commands(board) == [] and board.app and not board.link_open_at_mpremote
 
 
 def test_locked_pin(tmp_path):
-    board = FakeBoard(frozen="0.1.0", app=True)
+    board = FakeBoard(frozen=FW, app=True)
 
     class Locked(_FakeLink):
         def request(self, cmd, **fields):
@@ -607,17 +611,17 @@ def test_a_board_that_does_not_answer_the_pin(tmp_path):
 
 
 def test_mpremote_missing_is_found_before_the_board_stops(tmp_path):
-    board = FakeBoard(frozen="0.1.0", app=True, missing=True)
+    board = FakeBoard(frozen=FW, app=True, missing=True)
     with pytest.raises(D.DeployError, match="mpremote is not available"):
         _go(tmp_path, board)
-    board = FakeBoard(frozen="0.1.0", app=True, fail={"version": (1, "No module named mpremote")})
+    board = FakeBoard(frozen=FW, app=True, fail={"version": (1, "No module named mpremote")})
     with pytest.raises(D.DeployError, match="No module named mpremote"):
         _go(tmp_path, board)
     assert board.requests == []  # the game was never interrupted
 
 
 def test_a_failed_copy_names_the_step(tmp_path):
-    board = FakeBoard(frozen="0.1.0", app=True, fail={"cp": (1, "cp: No space left on device.")})
+    board = FakeBoard(frozen=FW, app=True, fail={"cp": (1, "cp: No space left on device.")})
     with pytest.raises(D.DeployError, match="could not copy boot.py and main.py") as e:
         _go(tmp_path, board)
     assert "No space left on device" in str(e.value)
@@ -657,14 +661,14 @@ def test_a_fake_mpremote_command_line(tmp_path):
 
 
 def test_a_virtual_board_is_recognised_and_left_alone(tmp_path):
-    board = FakeBoard(frozen="0.1.0", app=True)
+    board = FakeBoard(frozen=FW, app=True)
     with pytest.raises(D.DeployError, match="virtual board .* left running"):
         _go(tmp_path, board, virtual=lambda: [PORT])
     assert board.requests == [] and _mp_commands(board) == [] and board.app
     assert D.is_virtual("/dev/pts/4", {"name": "tengen"}, virtual=list)
     assert D.is_virtual("COM3", {"name": "tengen", "platform": "linux"}, virtual=list)
     assert not D.is_virtual("/dev/pts/4", None, virtual=list)  # no app answering: not known
-    assert not D.is_virtual(PORT, {"name": "tengen", "fw": "0.1.0"}, virtual=list)
+    assert not D.is_virtual(PORT, {"name": "tengen", "fw": FW}, virtual=list)
 
 
 def test_the_cli_says_what_it_did(tmp_path, monkeypatch):
@@ -683,11 +687,11 @@ def test_the_cli_says_what_it_did(tmp_path, monkeypatch):
                 "impl": "micropython",
                 "version": "1.28.0",
                 "frozen": True,
-                "frozen_fw": "0.1.0",
+                "frozen_fw": FW,
                 "platform": "rp2",
                 "heap": 245_888,
             },
-            "hello": {"fw": "0.1.0"},
+            "hello": {"fw": FW},
             "warnings": ["careful"],
         }
 
@@ -695,7 +699,7 @@ def test_the_cli_says_what_it_did(tmp_path, monkeypatch):
     r = CliRunner().invoke(app, ["deploy", "--port", PORT, "--pin", "0000"])
     assert r.exit_code == 0, r.output
     assert "deployed 2 files (3000 bytes) to /dev/ttyACM0 beside the Tengen image" in r.output
-    assert "done: the board answers (Tengen firmware 0.1.0)" in r.output
+    assert "done: the board answers (Tengen firmware %s)" % FW in r.output
     assert "deploy: warning: careful" in r.output
 
     def refused(port, pin, progress=None, force=False, wait=30.0):
