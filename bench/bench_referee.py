@@ -30,7 +30,7 @@ from firmware import sgf
 from firmware.referee.referee import ACCEPTED
 from firmware.rules.go import Game
 from firmware.rules.go_board import BLACK, WHITE
-from firmware.simulator import play_taking
+from firmware.virtual import play_taking
 from tests.go_corpus import corpus_games
 from tests.support import join, shared_path
 from tests.test_physical_replay import Table

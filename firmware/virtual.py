@@ -1,6 +1,7 @@
 """The virtual board: the whole board on a PC, wired as the device is, its link on a pty.
 
     micropython -m firmware.virtual FLASH_DIR --link-fd N [--seed S]
+    micropython -m firmware.virtual [FLASH_DIR] --demo | --sgf FILE | --play FILE | --simulated
 
 ``FLASH_DIR`` plays the board's flash (settings, calibration, secret, the journal, the
 board's id: firmware/board.py); ``N`` an inherited file descriptor, the master side of a
@@ -12,7 +13,7 @@ port, and imports on CPython.
 Start reading at ``main``. The board is ``firmware/board.py``'s ``build`` on the virtual
 hardware (``firmware/hal/virtual.py``); under asyncio run the app's tasks, the link
 (``firmware.link.server.serve``) and the hands: command lines read from stdin without
-blocking, the same as ``firmware/simulator.py``'s. Points are the physical grid's, 19×19
+blocking. Points are the physical grid's, 19×19
 with Go's columns (A–T, no I); a smaller game sits in its middle (Go 9×9's E5 is K10).
 
     put D4 b [dx dy]   put a stone down (dx, dy: off the point, in hundredths of a pitch)
@@ -50,6 +51,16 @@ The board stops on ``quit``, at the end of stdin, or on the link's ``maintenance
 nothing to save: the journal holds every move. Killed, it starts again on the same folder
 with the unfinished game paused and its stones where they were (stones do not move when
 the power goes).
+
+Simulated time (``simulated``: the replays, the tests' rigs, the benches) is the same board
+on the same hardware, its tick (``hw.ms``) moved by the commands instead of the host's
+clock: nothing waits, the app's pass (``App.step``) runs every STEP_MS of the board's time
+as ``wait`` lets it pass, and a script of an hour's game plays in seconds. No asyncio and
+no link there: ``do(line)`` carries out one command at once and writes what changed,
+``play(lines)`` a script. From the command line: ``--demo`` (``DEMO``, a short game),
+``--sgf FILE`` (an SGF game stone by stone: ``sgf_commands``, the captures lifted),
+``--play FILE`` (a file of commands), ``--simulated`` (commands on stdin); without a
+``FLASH_DIR`` a fresh folder is used and removed at the end.
 """
 
 import sys
@@ -492,8 +503,10 @@ def _args(argv):
         elif a == "--seed":
             seed = int(argv[i + 1])
             i += 1
-        elif a in ("--simulated", "--demo"):
-            script = a[2:]
+        elif a == "--simulated":
+            script = "stdin"
+        elif a == "--demo":
+            script = "demo"
         elif a in ("--play", "--sgf"):
             script = (a[2:], argv[i + 1])
             i += 1
@@ -525,12 +538,10 @@ def _temp_root():
 def _remove(path):
     import os
 
-    try:
-        names = os.listdir(path)
-    except OSError:
+    if not os.stat(path)[0] & 0x4000:  # S_IFDIR
         os.remove(path)
         return
-    for name in names:
+    for name in os.listdir(path):
         _remove(path + "/" + name)
     os.rmdir(path)
 

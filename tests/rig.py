@@ -121,7 +121,7 @@ _GRIDS = {}
 
 def grid_for(seed):
     """A calibrated simulated grid (made once per seed: the calibration takes a while)."""
-    from firmware.simulator import calibrated
+    from firmware.hal.virtual import calibrated
 
     if seed not in _GRIDS:
         _GRIDS[seed] = calibrated(seed)

@@ -12,9 +12,9 @@ from firmware.clock.clock import BLACK, PAUSED, WHITE
 from firmware.match import MOVED, REFUSED, Match
 from firmware.rules.go import Game
 from firmware.sensing.grid import Sensing
-from firmware.simulator import play_taking
 from firmware.store import records as R
 from firmware.store.journal import Journal
+from firmware.virtual import play_taking
 from tests.support import Rng, join, require_shared, shared_path
 from tests.test_journal import fresh_root
 from tests.test_physical_replay import N, calibrated

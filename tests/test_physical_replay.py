@@ -9,13 +9,15 @@ clock pressed before the captures are gone. The referee's game must equal the co
 exactly, with no phantom move, and every injected incident must be logged as what it was.
 """
 
-from firmware import sgf, simulator
+from firmware import sgf
+from firmware.hal import virtual
 from firmware.referee import incidents as inc
 from firmware.referee.referee import ACCEPTED, REFUSED, Referee
 from firmware.rules.go import Game
 from firmware.rules.go_board import BLACK, WHITE
 from firmware.rules.gomoku import RENJU, Gomoku
 from firmware.sensing.grid import DEBOUNCE_MS, Sensing, board_sensing
+from firmware.virtual import play_taking
 from tests.go_corpus import corpus_games
 from tests.support import Rng, join, require_shared, shared_path
 
@@ -32,7 +34,7 @@ QUICK_MS = 50
 
 def calibrated(seed):
     """A simulated grid calibrated by the real procedure: ``(grid, a frame, calibration)``."""
-    return simulator.calibrated(seed, reversed=((3, 15),))
+    return virtual.calibrated(seed, reversed=((3, 15),))
 
 
 class Table:
@@ -87,7 +89,7 @@ def play_game(path, seed, step_ms=STEP_MS, act_ms=ACT_MS, board=False):
             assert table.press(c) == ACCEPTED, "move %d: a pass" % (k + 1)
             continue
         x, y = xy
-        taken = simulator.play_taking(shadow, c, x, y)
+        taken = play_taking(shadow, c, x, y)
         style = rng.below(4)
         if style == 0:  # lowered from a hovering hand
             for _ in grid.descend(x, y, c, 4, dx=0.04, dy=-0.03):
