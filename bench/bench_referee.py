@@ -3,7 +3,7 @@
     micropython -m bench.bench_referee [--games N] [--passes N]
 
 Run from the repository root (``make bench`` runs it so). A corpus game is played stone by
-stone on the simulated grid (``firmware/hal/sim.py``, calibrated by the real procedure) and
+stone on the simulated grid (``firmware/hal/virtual_grid.py``, calibrated by the real procedure) and
 every frame goes through ``Sensing.update`` and, when a stable state changed, ``Referee.see``;
 each press through ``Referee.press``. Timed: the frame step (sensing, plus the referee when
 called), quiet frames and frames with a change apart, and the press. Counted: scans from a

@@ -59,7 +59,7 @@ EXCLUDE = frozenset(
     {
         "firmware/_mpshim.py",
         "firmware/virtual.py",
-        "firmware/hal/sim.py",
+        "firmware/hal/virtual_grid.py",
         "firmware/hal/virtual.py",
         "firmware/link/stdio.py",
         "firmware/gtp.py",

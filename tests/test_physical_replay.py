@@ -1,7 +1,7 @@
 """Physical replay: real games played stone by stone on the simulated Hall grid, end to end.
 
-The whole chain of the board runs here on every frame: ``firmware/hal/sim.py`` (the grid, with
-its noise, offsets, crosstalk and faults) → ``firmware/sensing`` (calibrated on the grid as a
+The whole chain of the board runs here on every frame: ``firmware/hal/virtual_grid.py`` (the
+grid, with its noise, offsets, crosstalk and faults) → ``firmware/sensing`` (calibrated on the grid as a
 maker would: an empty board, then the two checkerboard passes) → ``firmware/referee`` → the
 rules. Players are nuisances: stones put down off-centre, lowered from a hovering hand, slid
 in from the next point, captures taken off one at a time in random order, and sometimes the

@@ -4,8 +4,8 @@ CPython.
 
 Start reading at ``Hardware``. What each part is:
 
-- the scanner: the simulated Hall grid (``firmware/hal/sim.py``'s ``SimGrid``, always the
-  same one for a seed), calibrated on the first start by the real procedure (an empty board,
+- the scanner: the simulated Hall grid (``firmware/hal/virtual_grid.py``'s ``SimGrid``, always
+  the same one for a seed), calibrated on the first start by the real procedure (an empty board,
   then the two checkerboard passes) into ``calibration.json``, as the app's own calibration
   step writes it; ``dead`` sensors (default: the environment's ``TENGEN_SIM_DEAD``, e.g.
   ``"D4 K10:low"``) give the sensor self-test something to find;
@@ -696,7 +696,7 @@ def calibrate(grid, passes=6):
     """Calibrate ``grid`` by the real procedure (firmware/sensing/calibration.py): scans of
     the empty board, then of the two checkerboard passes; the grid is left empty. Returns
     the ``Calibration``."""
-    from firmware.hal.sim import checkerboard
+    from firmware.hal.virtual_grid import checkerboard
     from firmware.sensing.calibration import Calibrator
 
     frame = grid.new_frame()
@@ -714,7 +714,7 @@ def calibrated(seed, reversed=()):
     """A simulated grid calibrated by the real procedure (``calibrate``), for the rigs that
     drive the sensing and the referee on the grid alone (tests, benches):
     ``(grid, a frame, the calibration)``; ``reversed``: sensors mounted upside down."""
-    from firmware.hal.sim import SimGrid
+    from firmware.hal.virtual_grid import SimGrid
 
     grid = SimGrid(N, seed=seed, reversed=reversed)
     frame = grid.new_frame()
@@ -741,7 +741,7 @@ def board_id(root):
 
 def dead_sensors(text):
     """``[(x, y, mode)]`` for SimGrid's ``dead`` from ``"D4 K10:low"``: points of the 19x19
-    grid (Go's columns), each with sim.py's mode (``high``: pinned at 4095, the default;
+    grid (Go's columns), each with virtual_grid.py's mode (``high``: pinned at 4095, the default;
     ``low``; ``flat``: blind to stones). For tests and makers' drills (``DEAD_ENV``)."""
     from firmware.rules.coords import GO_COLUMNS, parse_vertex
 
@@ -762,7 +762,7 @@ class Hardware:
     def __init__(self, root, link=None, seed=1, host_time=None, dead=None, simulated=False):
         import json
 
-        from firmware.hal.sim import SimGrid
+        from firmware.hal.virtual_grid import SimGrid
         from firmware.store.journal import write_atomic
 
         if not _exists(root):

@@ -42,7 +42,7 @@ How a reading becomes a state, per point, on every frame (the viper kernel ``_sc
    and not the crosstalk of an eye's neighbours (8 %, outside the quiet band).
 
 Why these thresholds (fractions of each point's own calibrated delta; the field figures are
-research §1.2's and firmware/hal/sim.py's magnet model: 6×3 mm N35 at z = 5 mm):
+research §1.2's and firmware/hal/virtual_grid.py's magnet model: 6×3 mm N35 at z = 5 mm):
 - LEAVE 20 %: crosstalk from neighbours has the opposite sign, 1.1–1.5 % of a stone's signal
   per orthogonal neighbour and ~0.6 % per diagonal one: an eye among eight stones of one
   colour reads ~8 %, a point deep in a solid area ~11 %, the research's theoretical extreme
