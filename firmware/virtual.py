@@ -400,14 +400,15 @@ def simulated(root, out, seed=1, settings=None, dead=None):
     ``seed``, ``dead``: the grid's (``make_hardware``)."""
     if settings is not None:
         import json
+        import os
 
         from firmware import board
         from firmware.store.journal import write_atomic
 
-        if not V._exists(root):
-            import os
-
+        try:
             os.mkdir(root)
+        except OSError:
+            pass  # there already
         write_atomic(root + board.SETTINGS, json.dumps(settings).encode())
     hw = V.make_hardware(root, None, seed, dead=dead, simulated=True)
     vb = VirtualBoard(hw, out)
@@ -576,7 +577,11 @@ def _simulate(root, seed, script):
                 lines = sgf_commands(script[1])
             else:
                 lines = open(script[1])
-            why = "eof" if vb.play(lines) else "quit"
+            try:
+                why = "eof" if vb.play(lines) else "quit"
+            finally:
+                if hasattr(lines, "close"):
+                    lines.close()
         _write_line("bye " + why)
     finally:
         if temp:
