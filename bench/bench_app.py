@@ -33,7 +33,7 @@ from firmware.game.match import Match
 from firmware.rules import sgf
 from firmware.rules.go import Game
 from firmware.sensing.grid import Sensing
-from firmware.virtual.simulator import play_taking
+from firmware.virtual.board import play_taking
 from tests.go_corpus import corpus_games
 from tests.support import join, shared_path
 from tests.test_physical_replay import N, calibrated

@@ -3,7 +3,7 @@
     micropython -m bench.bench_referee [--games N] [--passes N]
 
 Run from the repository root (``make bench`` runs it so). A corpus game is played stone by
-stone on the simulated grid (``firmware/hal/sim.py``, calibrated by the real procedure) and
+stone on the simulated grid (``firmware/hal/virtual_grid.py``, calibrated by the real procedure) and
 every frame goes through ``Sensing.update`` and, when a stable state changed, ``Referee.see``;
 each press through ``Referee.press``. Timed: the frame step (sensing, plus the referee when
 called), quiet frames and frames with a change apart, and the press. Counted: scans from a
@@ -30,7 +30,7 @@ from firmware.referee.referee import ACCEPTED
 from firmware.rules import sgf
 from firmware.rules.go import Game
 from firmware.rules.go_board import BLACK, WHITE
-from firmware.virtual.simulator import play_taking
+from firmware.virtual.board import play_taking
 from tests.go_corpus import corpus_games
 from tests.support import join, shared_path
 from tests.test_physical_replay import Table

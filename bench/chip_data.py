@@ -123,7 +123,7 @@ def renju_data(tries):
 def referee_data(root, moves):
     """A corpus game of at most 200 moves (bench_referee's first), with each move's takes."""
     from firmware.rules.go import Game
-    from firmware.virtual.simulator import play_taking
+    from firmware.virtual.board import play_taking
     from tests.go_corpus import corpus_games
 
     buf = bytearray(struct.pack("<H", 0))

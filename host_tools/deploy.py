@@ -50,8 +50,8 @@ ROOT = Path(__file__).resolve().parents[1]  # the repository, when running from 
 BOARD_PACKAGE = "host_tools.board_files"  # the board's files in an install (pyproject.toml)
 
 # Modules under firmware/ that never run on the board, so they are not built (or frozen, see
-# hardware/manifest.py). Host-only: the CPython stand-in for ``micropython``, the simulator and
-# its simulated HAL, the stdio link used on the unix port. Not imported by the board's app: the
+# hardware/manifest.py). Host-only: the CPython stand-in for ``micropython``, the virtual board
+# and its HAL (with the simulated grid), the stdio link used on the unix port. Not imported by the board's app: the
 # GTP engine front-ends and the SGF reader (PC-side: GoGui/Sabaki, tests, host tools); leaving
 # them out saves ~30 KB of flash. tests/host/test_deploy.py checks that everything the app
 # imports is built.
@@ -59,9 +59,8 @@ EXCLUDE = frozenset(
     {
         "firmware/_mpshim.py",
         "firmware/virtual/__init__.py",
-        "firmware/virtual/simulator.py",
         "firmware/virtual/board.py",
-        "firmware/hal/sim.py",
+        "firmware/hal/virtual_grid.py",
         "firmware/hal/virtual.py",
         "firmware/link/stdio.py",
         "firmware/link/lines.py",

@@ -9,10 +9,12 @@ the real HT1621 drivers and the emulated glass instead, and ``seen`` reads the g
 (firmware/hal/virtual.py ``read``). Either way every text the app draws must be one of the
 glass table's (firmware/ui/texts.py, ``tests/glass.py``): a text outside it fails the test.
 
-``BoardRig()`` is the whole board as it leaves the factory: ``firmware/boot/board.py``'s ``build``
-on the virtual hardware (``firmware/hal/virtual.py``) with a fresh flash folder (no settings
-file; the virtual board calibrates itself on that first start), the same hands, the PC link's
-requests (``ask``), and what the faces show read back from the emulated HT1621 glass.
+``BoardRig()`` is the whole board as it leaves the factory: the virtual board
+(``firmware/virtual/board.py``'s ``VirtualBoard``: ``firmware/boot/board.py``'s ``build`` on the virtual
+hardware, ``firmware/hal/virtual.py``) in simulated time, with a fresh flash folder (no
+settings file; the virtual board calibrates itself on that first start), the same hands, the
+PC link's requests (``ask``), and what the faces show read back from the emulated HT1621
+glass.
 """
 
 from firmware.clock import cues
@@ -121,7 +123,7 @@ _GRIDS = {}
 
 def grid_for(seed):
     """A calibrated simulated grid (made once per seed: the calibration takes a while)."""
-    from firmware.virtual.simulator import calibrated
+    from firmware.hal.virtual import calibrated
 
     if seed not in _GRIDS:
         _GRIDS[seed] = calibrated(seed)
@@ -250,8 +252,8 @@ class BoardRig(Rig):
     (``make_hardware``'s; default a fixed instant: the chip stands still)."""
 
     def __init__(self, seed=1, root=None, dead=(), host_time=None):
-        from firmware.boot import board
         from firmware.hal import virtual as V
+        from firmware.virtual.board import VirtualBoard
 
         if root is None:
             from tests.test_journal import fresh_root
@@ -260,15 +262,29 @@ class BoardRig(Rig):
         self.root = root
         self.link = _Link()
         hw = V.make_hardware(
-            root, self.link, seed, host_time=host_time or (lambda: 1767225600.0), dead=list(dead)
+            root,
+            self.link,
+            seed,
+            host_time=host_time or (lambda: V.SIM_EPOCH),
+            dead=list(dead),
+            simulated=True,
         )
-        self.now = 0
-        hw.now = hw.keys.now = lambda: self.now  # the rig's time, not the host's
         self.hw = hw
+        self.said = []  # the virtual board's lines, when ``board.report()`` is asked for them
+        self.board = VirtualBoard(hw, self.said.append)  # the virtual board, simulated time
         self.grid = hw.scanner
-        self.app, self.server = board.build(hw)
+        self.app, self.server = self.board.app, self.board.server
         self.next_id = 1
         self.run(200)
+
+    @property
+    def now(self):
+        """The board's time: the virtual hardware's simulated tick (``hw.ms``)."""
+        return self.hw.ms
+
+    @now.setter
+    def now(self, ms):
+        self.hw.ms = ms
 
     @property
     def journal(self):

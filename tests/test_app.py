@@ -223,7 +223,7 @@ def test_the_tasks_run_the_board_in_real_time():
 
 def test_calibration_at_the_board():
     # PLUS+MINUS before a game starts the procedure; MODE takes each step's frames.
-    from firmware.hal.sim import checkerboard
+    from firmware.hal.virtual_grid import checkerboard
     from firmware.ui import buttons as btn
 
     app, levels = _keyed_app()

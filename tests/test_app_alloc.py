@@ -264,7 +264,7 @@ def test_a_corpus_game_through_the_app_allocates_nothing():
     if not _COUNTED:
         skip("micropython.mem_total() is in MicroPython builds with memory statistics")
     from firmware.rules.go import Game
-    from firmware.virtual.simulator import play_taking
+    from firmware.virtual.board import play_taking
     from tests.go_corpus import game_moves
 
     moves = game_moves(require_shared("corpus", "go"), 150, 250)

@@ -14,7 +14,7 @@ from firmware.rules.go import Game
 from firmware.sensing.grid import Sensing
 from firmware.store import records as R
 from firmware.store.journal import Journal
-from firmware.virtual.simulator import play_taking
+from firmware.virtual.board import play_taking
 from tests.support import Rng, join, require_shared, shared_path
 from tests.test_journal import fresh_root
 from tests.test_physical_replay import N, calibrated

@@ -1,7 +1,7 @@
 """Physical replay: real games played stone by stone on the simulated Hall grid, end to end.
 
-The whole chain of the board runs here on every frame: ``firmware/hal/sim.py`` (the grid, with
-its noise, offsets, crosstalk and faults) → ``firmware/sensing`` (calibrated on the grid as a
+The whole chain of the board runs here on every frame: ``firmware/hal/virtual_grid.py`` (the
+grid, with its noise, offsets, crosstalk and faults) → ``firmware/sensing`` (calibrated on the grid as a
 maker would: an empty board, then the two checkerboard passes) → ``firmware/referee`` → the
 rules. Players are nuisances: stones put down off-centre, lowered from a hovering hand, slid
 in from the next point, captures taken off one at a time in random order, and sometimes the
@@ -9,6 +9,7 @@ clock pressed before the captures are gone. The referee's game must equal the co
 exactly, with no phantom move, and every injected incident must be logged as what it was.
 """
 
+from firmware.hal import virtual
 from firmware.referee import incidents as inc
 from firmware.referee.referee import ACCEPTED, REFUSED, Referee
 from firmware.rules import sgf
@@ -16,7 +17,7 @@ from firmware.rules.go import Game
 from firmware.rules.go_board import BLACK, WHITE
 from firmware.rules.gomoku import RENJU, Gomoku
 from firmware.sensing.grid import DEBOUNCE_MS, Sensing, board_sensing
-from firmware.virtual import simulator
+from firmware.virtual.board import play_taking
 from tests.go_corpus import corpus_games
 from tests.support import Rng, join, require_shared, shared_path
 
@@ -33,7 +34,7 @@ QUICK_MS = 50
 
 def calibrated(seed):
     """A simulated grid calibrated by the real procedure: ``(grid, a frame, calibration)``."""
-    return simulator.calibrated(seed, reversed=((3, 15),))
+    return virtual.calibrated(seed, reversed=((3, 15),))
 
 
 class Table:
@@ -88,7 +89,7 @@ def play_game(path, seed, step_ms=STEP_MS, act_ms=ACT_MS, board=False):
             assert table.press(c) == ACCEPTED, "move %d: a pass" % (k + 1)
             continue
         x, y = xy
-        taken = simulator.play_taking(shadow, c, x, y)
+        taken = play_taking(shadow, c, x, y)
         style = rng.below(4)
         if style == 0:  # lowered from a hovering hand
             for _ in grid.descend(x, y, c, 4, dx=0.04, dy=-0.03):

@@ -373,11 +373,11 @@ class Table:
     """The 19x19 grid, its sensing and a referee for ``game`` (Renju's 15x15 in the middle)."""
 
     def __init__(self, game, **settings):
+        from firmware.hal import virtual
         from firmware.sensing.grid import Sensing
-        from firmware.virtual import simulator
 
         if not _GRID:
-            _GRID.append(simulator.calibrated(7))
+            _GRID.append(virtual.calibrated(7))
         self.grid, self.frame, cal = _GRID[0]
         self.grid.clear()
         self.sensing = Sensing(19, cal)

@@ -253,7 +253,7 @@ def test_a_corpus_game_on_the_simulated_grid_allocates_nothing_per_call():
     if not hasattr(micropython, "mem_total"):
         skip("micropython.mem_total() is in MicroPython builds with memory statistics")
     from firmware.rules.go import Game
-    from firmware.virtual.simulator import play_taking
+    from firmware.virtual.board import play_taking
     from tests.go_corpus import game_moves
     from tests.test_physical_replay import N, Table
 

@@ -2,8 +2,9 @@
 
 Start reading at ``App.step``: one pass of everything the board does — paddle presses
 stamped by their IRQ, a scan through sensing and the referee, the clock's tick, the faces and
-the buzzer. ``run`` repeats it as asyncio tasks on the board; tests and the simulator call
-``step`` with their own times, so the same code is exercised to the millisecond.
+the buzzer. ``run`` repeats it as asyncio tasks on the board; tests and the virtual board in
+simulated time (firmware/virtual.py) call ``step`` with their own times, so the same code is
+exercised to the millisecond.
 
 Nothing in the paddle path allocates: the IRQ handler writes a preallocated ring (``Paddles``).
 A task that raises is caught and logged, the game is saved (journal), and the task starts

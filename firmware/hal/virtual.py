@@ -4,8 +4,8 @@ CPython.
 
 Start reading at ``Hardware``. What each part is:
 
-- the scanner: the simulated Hall grid (``firmware/hal/sim.py``'s ``SimGrid``, always the
-  same one for a seed), calibrated on the first start by the real procedure (an empty board,
+- the scanner: the simulated Hall grid (``firmware/hal/virtual_grid.py``'s ``SimGrid``, always
+  the same one for a seed), calibrated on the first start by the real procedure (an empty board,
   then the two checkerboard passes) into ``calibration.json``, as the app's own calibration
   step writes it; ``dead`` sensors (default: the environment's ``TENGEN_SIM_DEAD``, e.g.
   ``"D4 K10:low"``) give the sensor self-test something to find;
@@ -16,7 +16,9 @@ Start reading at ``Hardware``. What each part is:
   each pattern it plays (``pattern_name``: a sound two cues share, the app's
   ``play(cues.pattern(cue))``, is named by both, ``TIMEOUT/FLAG``; ``cue(cue)`` by its kind);
 - the keys, held for a while and released (``Keys``); the paddles (``press``); the time:
-  the tick plus an offset that ``skip`` moves on (time passing without waiting);
+  the tick plus an offset that ``skip`` moves on (time passing without waiting), the tick
+  the host's (real time) or, ``simulated``, ``ms``, moved on by the script that drives the
+  board (firmware/virtual/board.py's simulated mode: replays, tests, benches);
 - the calendar clock: the REAL PCF8563 driver (``firmware/hal/pcf8563.py``) on an emulated
   chip (``Pcf8563Chip``) on a fake I2C bus (``I2cBus``), its time running on with the host's
   and its registers kept in the flash folder (``rtc.bin``, with the host time they were
@@ -47,6 +49,7 @@ from firmware.ui import face as F
 N = 19
 ID_FILE = "/unique_id"
 CALIBRATION = "/calibration.json"  # firmware/boot/board.py's CALIBRATION
+SIM_EPOCH = 1767225600.0  # 2026-01-01 00:00 UTC: where simulated time starts the RTC chip
 DEAD_ENV = "TENGEN_SIM_DEAD"  # the dead sensors of a board made for a test (``dead_sensors``)
 
 # ---- the HT1621 pair -------------------------------------------------------------------------
@@ -674,7 +677,9 @@ class Keys:
         self.until = ticks.add(self.now(), ms)
 
     def __call__(self):
-        if self.levels and ticks.diff(self.now(), self.until) >= 0:
+        # Still held at ``until`` itself: a key held 100 ms is seen twice by passes 50 ms
+        # apart (simulated time), enough for the buttons' debounce.
+        if self.levels and ticks.diff(self.now(), self.until) > 0:
             self.levels = 0
         return self.levels
 
@@ -691,7 +696,7 @@ def calibrate(grid, passes=6):
     """Calibrate ``grid`` by the real procedure (firmware/sensing/calibration.py): scans of
     the empty board, then of the two checkerboard passes; the grid is left empty. Returns
     the ``Calibration``."""
-    from firmware.hal.sim import checkerboard
+    from firmware.hal.virtual_grid import checkerboard
     from firmware.sensing.calibration import Calibrator
 
     frame = grid.new_frame()
@@ -703,6 +708,17 @@ def calibrate(grid, passes=6):
             add(grid.scan(frame))
     grid.clear()
     return cal.finish()
+
+
+def calibrated(seed, reversed=()):
+    """A simulated grid calibrated by the real procedure (``calibrate``), for the rigs that
+    drive the sensing and the referee on the grid alone (tests, benches):
+    ``(grid, a frame, the calibration)``; ``reversed``: sensors mounted upside down."""
+    from firmware.hal.virtual_grid import SimGrid
+
+    grid = SimGrid(N, seed=seed, reversed=reversed)
+    frame = grid.new_frame()
+    return grid, frame, calibrate(grid)
 
 
 def board_id(root):
@@ -725,7 +741,7 @@ def board_id(root):
 
 def dead_sensors(text):
     """``[(x, y, mode)]`` for SimGrid's ``dead`` from ``"D4 K10:low"``: points of the 19x19
-    grid (Go's columns), each with sim.py's mode (``high``: pinned at 4095, the default;
+    grid (Go's columns), each with virtual_grid.py's mode (``high``: pinned at 4095, the default;
     ``low``; ``flat``: blind to stones). For tests and makers' drills (``DEAD_ENV``)."""
     from firmware.rules.coords import GO_COLUMNS, parse_vertex
 
@@ -743,16 +759,22 @@ class Hardware:
     ``scanner.put``/``lift``/``slide``; and the eyes and ears: ``glass(k)``,
     ``buzzer.take()``."""
 
-    def __init__(self, root, link=None, seed=1, host_time=None, dead=None):
+    def __init__(self, root, link=None, seed=1, host_time=None, dead=None, simulated=False):
         import json
 
-        from firmware.hal.sim import SimGrid
+        from firmware.hal.virtual_grid import SimGrid
         from firmware.store.journal import write_atomic
 
         if not _exists(root):
             os.mkdir(root)
         self.root = root
         self.offset = 0  # ms that ``skip`` let pass
+        # Simulated time: the tick is ``ms``, moved on by whoever drives the board
+        # (firmware/virtual/board.py's ``VirtualBoard.wait``), never by the host's clock; the RTC
+        # chip runs on from SIM_EPOCH with it. None: the host's tick, real time.
+        self.ms = 0 if simulated else None
+        if simulated and host_time is None:
+            host_time = self._sim_time
         self.now = self._now
         if dead is None:
             dead = dead_sensors(os.getenv(DEAD_ENV))
@@ -778,7 +800,10 @@ class Hardware:
         self.hit = None
 
     def _now(self):
-        return ticks.add(ticks.now_ms(), self.offset)
+        return ticks.add(ticks.now_ms() if self.ms is None else self.ms & ticks.MASK, self.offset)
+
+    def _sim_time(self):
+        return SIM_EPOCH + self.ms / 1000
 
     def read_rtc(self):
         """The calendar seconds the RTC chip holds, or None (no time, no chip)."""
@@ -838,9 +863,11 @@ class Hardware:
             pass
 
 
-def make_hardware(root, link=None, seed=1, host_time=None, dead=None):
+def make_hardware(root, link=None, seed=1, host_time=None, dead=None, simulated=False):
     """The virtual board's hardware (``Hardware``) with its flash in the folder ``root`` and
     its PC link written to ``link``: the one factory of this HAL. ``host_time``: the host's
-    clock the RTC chip runs on (default ``time.time``; tests pass their own); ``dead``: the
-    dead sensors (``dead_sensors``; default the environment's ``TENGEN_SIM_DEAD``)."""
-    return Hardware(root, link, seed, host_time, dead)
+    clock the RTC chip runs on (default ``time.time``, or with ``simulated`` the board's own
+    time from SIM_EPOCH; tests pass their own); ``dead``: the dead sensors (``dead_sensors``;
+    default the environment's ``TENGEN_SIM_DEAD``); ``simulated``: the tick is ``hw.ms``,
+    simulated time (firmware/virtual/board.py's simulated mode), not the host's."""
+    return Hardware(root, link, seed, host_time, dead, simulated)

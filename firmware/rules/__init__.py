@@ -3,5 +3,5 @@
 the points' names (``coords.py``).
 
 ``sgf.py``, the SGF reader, is here beside the rules whose moves it yields, below both its
-users (GTP's ``loadsgf``, the simulator's replays) and the tests; on the PC only (not frozen).
+users (GTP's ``loadsgf``, the virtual board's replays) and the tests; on the PC only (not frozen).
 """

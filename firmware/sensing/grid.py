@@ -33,7 +33,7 @@ How a reading becomes a state, per point, on every frame (the viper kernel ``_sc
    each. ``board_sensing`` is the board's: 2 frames and ``DEBOUNCE_MS`` (10 ms), so a stone
    put down is seen and judged within SPEC §7's 50 ms on both paths (bench/bench_sensing.py,
    part 4, adds it up). The constructor's own defaults (3 frames, no time) are the 20 scans/s
-   of the research, which the tests and the PC simulator replay.
+   of the research, which the tests and the virtual board replay.
 
 3. Drift: once per ``drift_ms`` (by the caller's ``now_ms``) the baseline of every point
    that has been stably EMPTY and quiet (|d| <= LEAVE / 4) for ``quiet_steps`` steps moves
@@ -42,7 +42,7 @@ How a reading becomes a state, per point, on every frame (the viper kernel ``_sc
    and not the crosstalk of an eye's neighbours (8 %, outside the quiet band).
 
 Why these thresholds (fractions of each point's own calibrated delta; the field figures are
-research §1.2's and firmware/hal/sim.py's magnet model: 6×3 mm N35 at z = 5 mm):
+research §1.2's and firmware/hal/virtual_grid.py's magnet model: 6×3 mm N35 at z = 5 mm):
 - LEAVE 20 %: crosstalk from neighbours has the opposite sign, 1.1–1.5 % of a stone's signal
   per orthogonal neighbour and ~0.6 % per diagonal one: an eye among eight stones of one
   colour reads ~8 %, a point deep in a solid area ~11 %, the research's theoretical extreme

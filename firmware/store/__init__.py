@@ -2,7 +2,7 @@
 
 ``journal.py`` keeps the game in progress power-cut safe and the finished games packed until the
 PC has them; ``records.py`` holds the byte formats and the size budget; ``blockdev.py`` a RAM
-block device for the simulator and the power-cut tests. ``write_atomic``/``read_file`` are for
+block device for the virtual board and the power-cut tests. ``write_atomic``/``read_file`` are for
 settings and calibration files.
 """
 

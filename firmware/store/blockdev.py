@@ -1,4 +1,4 @@
-"""A block device in RAM for ``VfsLfs2``: the simulator's flash, and the power-cut tests' one.
+"""A block device in RAM for ``VfsLfs2``: the virtual board's flash, and the power-cut tests' one.
 
 It implements MicroPython's extended block protocol (``readblocks``/``writeblocks`` with an
 offset, ``ioctl`` 4 count, 5 size, 6 erase), so LittleFS programs partial blocks as it does
@@ -53,7 +53,7 @@ class RamBlockDevice:
 
 
 class FileBlockDevice:
-    """The same protocol over a file (the simulator's flash kept between runs; big test disks
+    """The same protocol over a file (the virtual board's flash kept between runs; big test disks
     without holding them in RAM). The file is created filled with 0xFF if it is too short."""
 
     def __init__(self, path, block_size=4096, count=352):

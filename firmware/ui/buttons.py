@@ -3,7 +3,7 @@
 The UI task polls the four soft keys every 5 ms (hardware/README.md §5) and hands ``poll``
 a bitmask of the keys held now (1 = held: the pins are active low, the caller inverts) and
 the tick. The paddles have their own IRQ timestamps (the app); their bits exist here so the
-simulator can drive everything through one object.
+virtual board can drive everything through one object.
 
 Timing, all from the tick at which a poll first saw the key's new level (its edge):
 

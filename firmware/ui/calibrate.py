@@ -5,7 +5,7 @@
 3. "CAL B": the colours swapped; MODE.
 Then "CAL OK" (or "BAD" and 3, with the bad points listed in ``problems``); the calibration is
 ``result``. The frames go through ``firmware/sensing/calibration.py``'s ``Calibrator``, the
-same procedure the tests and the simulator use.
+same procedure the tests and the virtual board (firmware/hal/virtual.py) use.
 
 ``SelfTesting`` is the sensor self-test a maker runs after calibrating (the link's
 ``selftest``, ``tengen selftest``): the next ``TEST_FRAMES`` scans of the board at rest go

@@ -1,6 +1,7 @@
 """The virtual board: the whole board on a PC, wired as the device is, its link on a pty.
 
     micropython -m firmware.virtual.board FLASH_DIR --link-fd N [--seed S]
+    micropython -m firmware.virtual.board [FLASH_DIR] --demo | --sgf FILE | --play FILE | --simulated
 
 ``FLASH_DIR`` plays the board's flash (settings, calibration, secret, the journal, the
 board's id: firmware/boot/board.py); ``N`` an inherited file descriptor, the master side of a
@@ -12,7 +13,7 @@ port, and imports on CPython.
 Start reading at ``main``. The board is ``firmware/boot/board.py``'s ``build`` on the virtual
 hardware (``firmware/hal/virtual.py``); under asyncio run the app's tasks, the link
 (``firmware.link.server.serve``) and the hands: command lines read from stdin without
-blocking, the same as ``firmware/virtual/simulator.py``'s. Points are the physical grid's, 19×19
+blocking. Points are the physical grid's, 19×19
 with Go's columns (A–T, no I); a smaller game sits in its middle (Go 9×9's E5 is K10).
 
     put D4 b [dx dy]   put a stone down (dx, dy: off the point, in hundredths of a pitch)
@@ -50,6 +51,16 @@ The board stops on ``quit``, at the end of stdin, or on the link's ``maintenance
 nothing to save: the journal holds every move. Killed, it starts again on the same folder
 with the unfinished game paused and its stones where they were (stones do not move when
 the power goes).
+
+Simulated time (``simulated``: the replays, the tests' rigs, the benches) is the same board
+on the same hardware, its tick (``hw.ms``) moved by the commands instead of the host's
+clock: nothing waits, the app's pass (``App.step``) runs every STEP_MS of the board's time
+as ``wait`` lets it pass, and a script of an hour's game plays in seconds. No asyncio and
+no link there: ``do(line)`` carries out one command at once and writes what changed,
+``play(lines)`` a script. From the command line: ``--demo`` (``DEMO``, a short game),
+``--sgf FILE`` (an SGF game stone by stone: ``sgf_commands``, the captures lifted),
+``--play FILE`` (a file of commands), ``--simulated`` (commands on stdin); without a
+``FLASH_DIR`` a fresh folder is used and removed at the end.
 """
 
 import sys
@@ -69,6 +80,8 @@ SLIDE_STEP_MS = 60
 SKIP_STEPS = 40  # a skip is taken in at most this many steps, the app running between
 REPORT_MS = 40
 FIRST_REPORT_MS = 150
+STEP_MS = 50  # simulated time: the app's pass every 50 ms of the board's time
+START_MS = 300  # simulated time: the board's first moments, before the hands
 
 
 def _key_bits(name):
@@ -97,10 +110,11 @@ class VirtualBoard:
     what it shows (``report``), written by ``out(line)``."""
 
     def __init__(self, hw, out):
-        from firmware.boot import board
+        from firmware import board
 
         self.hw = hw
         self.out = out
+        self.simulated = getattr(hw, "ms", None) is not None  # hw's tick is ours to move
         self.app, self.server = board.build(hw)
         self.grid = hw.scanner
         self.seen = {}  # what each line last said
@@ -175,6 +189,49 @@ class VirtualBoard:
                 self.out("? report: %r" % e)
             await ticks.sleep_ms(REPORT_MS)
 
+    # ---- the time ---------------------------------------------------------------------------
+
+    async def sleep(self, ms):
+        """The hands' time: real (the board's tasks run meanwhile) or, simulated, ``wait``."""
+        if self.simulated:
+            self.wait(ms)
+        else:
+            await ticks.sleep_ms(ms)
+
+    def wait(self, ms):
+        """Simulated time: let ``ms`` of the board's time pass at once, the app's pass
+        (``App.step``, guarded as the board's tasks are) every STEP_MS of it."""
+        hw = self.hw
+        end = hw.ms + ms
+        while hw.ms < end:
+            hw.ms += STEP_MS
+            self.app.guarded_step(hw.now())
+
+    def do(self, line):
+        """Simulated time: carry out one command line at once (its time simulated), then
+        write the lines that changed; False after ``quit``."""
+        c = self.command(line)
+        try:
+            c.send(None)  # never suspends: every sleep is simulated (``sleep``)
+        except StopIteration as e:
+            going = e.value
+        else:
+            raise RuntimeError("a command waited for real time")
+        self.report()
+        return going
+
+    def play(self, script, echo=True):
+        """Simulated time: every command line of ``script`` (an iterable of lines), each
+        written first as ``> LINE`` with ``echo``, until ``quit``: False if it quit."""
+        for line in script:
+            line = line.strip()
+            if line:
+                if echo:
+                    self.out("> " + line)
+                if not self.do(line):
+                    return False
+        return True
+
     # ---- the hands --------------------------------------------------------------------------
 
     async def command(self, line):
@@ -208,27 +265,27 @@ class VirtualBoard:
             dx = int(words[3]) / 100 if len(words) > 3 else 0.0
             dy = int(words[4]) / 100 if len(words) > 4 else 0.0
             grid.put(x, y, c, dx=dx, dy=dy)
-            await ticks.sleep_ms(PUT_MS)
+            await self.sleep(PUT_MS)
         elif cmd == "lift":
             x, y = parse_vertex(words[1], N, GO_COLUMNS)
             grid.lift(x, y)
-            await ticks.sleep_ms(PUT_MS)
+            await self.sleep(PUT_MS)
         elif cmd == "slide":
             a = parse_vertex(words[1], N, GO_COLUMNS)
             b = parse_vertex(words[2], N, GO_COLUMNS)
             for _ in grid.slide((a, b), SLIDE_STEPS):
-                await ticks.sleep_ms(SLIDE_STEP_MS)
-            await ticks.sleep_ms(PUT_MS)
+                await self.sleep(SLIDE_STEP_MS)
+            await self.sleep(PUT_MS)
         elif cmd == "press":
             hw.press(_side(words[1]))
-            await ticks.sleep_ms(PRESS_MS)
+            await self.sleep(PRESS_MS)
         elif cmd == "key":
             bits = _key_bits(words[1])
             ms = LONG_MS if len(words) > 2 and words[2].lower() == "long" else KEY_MS
             hw.keys.hold(bits, ms)
-            await ticks.sleep_ms(ms + GAP_MS)
+            await self.sleep(ms + GAP_MS)
         elif cmd == "wait":
-            await ticks.sleep_ms(int(words[1]))
+            await self.sleep(int(words[1]))
         elif cmd == "skip":
             ms = int(words[1])
             if ms < 0:
@@ -238,7 +295,7 @@ class VirtualBoard:
                 d = min(step, ms)
                 hw.skip(d)
                 ms -= d
-                await ticks.sleep_ms(25)
+                await self.sleep(25)
         elif cmd == "show":
             self.report(force=True)
         elif cmd == "echo":
@@ -335,11 +392,109 @@ def _write_line(line):
         pass
 
 
+def simulated(root, out, seed=1, settings=None, dead=None):
+    """The virtual board in simulated time, its flash in the folder ``root`` (made if
+    missing), its lines written by ``out``, started (its first START_MS passed): the board
+    the scripts, the replays, the tests and the benches drive with ``do``/``play``/``wait``.
+    ``settings`` (a dict): written to the flash's settings file first, as the menu would;
+    ``seed``, ``dead``: the grid's (``make_hardware``)."""
+    if settings is not None:
+        import json
+        import os
+
+        from firmware import board
+        from firmware.store.journal import write_atomic
+
+        try:
+            os.mkdir(root)
+        except OSError:
+            pass  # there already
+        write_atomic(root + board.SETTINGS, json.dumps(settings).encode())
+    hw = V.make_hardware(root, None, seed, dead=dead, simulated=True)
+    vb = VirtualBoard(hw, out)
+    vb.wait(START_MS)
+    return vb
+
+
+# ---- replays: scripts of commands --------------------------------------------------------------
+
+DEMO = (  # a short game: two stones at once refused (连走二步), then taken back
+    "key pause",
+    "put Q16 b",
+    "wait 4000",
+    "press b",
+    "put D4 w 6 -4",
+    "wait 7000",
+    "press w",
+    "put Q4 b",
+    "put C3 b",
+    "press b",  # two stones: refused (连走二步)
+    "lift C3",
+    "wait 2000",
+    "press b",
+    "put D16 w",
+    "wait 3000",
+    "press w",
+    "show",
+)
+
+
+def play_taking(game, c, x, y):
+    """Play ``c`` at ``(x, y)`` on a Go ``game`` (x None: pass): the points ``(x, y)`` of the
+    stones the move took off, which a player lifts before pressing the clock."""
+    b = game.board
+    n = b.size
+    before = bytes(b.color_at(i % n, i // n) for i in range(n * n))
+    r = game.play(c, x, y)
+    if r:
+        raise ValueError("the rules refuse %s at %r (reason %d)" % (c, (x, y), r))
+    return [(i % n, i // n) for i in range(n * n) if before[i] and not b.color_at(i % n, i // n)]
+
+
+def sgf_commands(path, think_ms=3000):
+    """The commands that play a 19x19 SGF game at the board, stone by stone: the clock
+    started, then each stone put down after ``think_ms``, the stones it captures taken off,
+    the paddle pressed; a pass is a press with no stone."""
+    from firmware.rules import sgf
+    from firmware.rules.coords import vertex
+    from firmware.rules.go import Game
+
+    with open(path, "rb") as f:
+        nodes = sgf.parse(f.read())
+    moves = sgf.moves(nodes, N)
+    nodes = None
+    shadow = Game(N)
+    yield "key pause"
+    for colour, xy in moves:
+        c = 1 if colour == "B" else 2
+        yield "wait %d" % think_ms
+        if xy is not None:
+            taken = play_taking(shadow, c, xy[0], xy[1])
+            yield "put %s %s" % (vertex(xy[0], xy[1]), colour.lower())
+            for x, y in taken:
+                yield "lift %s" % vertex(x, y)
+        else:
+            shadow.play(c, None, None)
+        yield "press %s" % colour.lower()
+    yield "show"
+
+
+# ---- the command line ----------------------------------------------------------------------------
+
+USAGE = (
+    "usage: micropython -m firmware.virtual.board FLASH_DIR --link-fd N [--seed S]\n"
+    "       micropython -m firmware.virtual.board [FLASH_DIR] --simulated|--demo|--play FILE|"
+    "--sgf FILE [--seed S]"
+)
+
+
 def _args(argv):
-    # FLASH_DIR --link-fd N [--seed S]
+    # FLASH_DIR --link-fd N [--seed S], or simulated time: [FLASH_DIR] and one of
+    # --simulated (stdin), --demo, --play FILE, --sgf FILE.
     root = None
     fd = None
     seed = 1
+    script = None  # simulated time: None (real time), "stdin", "demo", ("play"|"sgf", FILE)
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -349,28 +504,101 @@ def _args(argv):
         elif a == "--seed":
             seed = int(argv[i + 1])
             i += 1
+        elif a == "--simulated":
+            script = "stdin"
+        elif a == "--demo":
+            script = "demo"
+        elif a in ("--play", "--sgf"):
+            script = (a[2:], argv[i + 1])
+            i += 1
         elif root is None and not a.startswith("-"):
             root = a
         else:
             raise ValueError("unknown argument: " + a)
         i += 1
-    if root is None:
-        raise ValueError(
-            "usage: micropython -m firmware.virtual.board FLASH_DIR --link-fd N [--seed S]"
-        )
-    while len(root) > 1 and root.endswith("/"):
+    if script is not None and fd is not None:
+        raise ValueError("simulated time has no link (--link-fd)\n" + USAGE)
+    if root is None and script is None:
+        raise ValueError(USAGE)
+    while root is not None and len(root) > 1 and root.endswith("/"):
         root = root[:-1]
-    return root, fd, seed
+    return root, fd, seed, script
+
+
+def _temp_root():
+    # A flash folder for one simulated run with none given, removed at its end.
+    import binascii
+    import os
+
+    base = os.getenv("TMPDIR") or "/tmp"
+    root = base.rstrip("/") + "/tengen-virtual-" + binascii.hexlify(os.urandom(6)).decode()
+    os.mkdir(root)
+    return root
+
+
+def _remove(path):
+    import os
+
+    if not os.stat(path)[0] & 0x4000:  # S_IFDIR
+        os.remove(path)
+        return
+    for name in os.listdir(path):
+        _remove(path + "/" + name)
+    os.rmdir(path)
+
+
+def _simulate(root, seed, script):
+    # Simulated time: a script, or stdin's lines read one at a time (nothing waits for
+    # them: the board's time stands still between commands). The exit status.
+    temp = root is None
+    if temp:
+        root = _temp_root()
+    try:
+        vb = simulated(root, _write_line, seed)
+        _write_line("ready " + vb.hw.board_id)
+        vb.report()
+        if script == "stdin":
+            from firmware.link.lines import LIMIT, read_line
+
+            why = "eof"
+            while True:
+                line = read_line(sys.stdin)  # bounded: a longer line is answered, not held
+                if line is None:
+                    _write_line("? line too long (at most %d bytes)" % LIMIT)
+                elif not line:
+                    break
+                elif not vb.do(line):
+                    why = "quit"
+                    break
+        else:
+            if script == "demo":
+                lines = DEMO
+            elif script[0] == "sgf":
+                lines = sgf_commands(script[1])
+            else:
+                lines = open(script[1])
+            try:
+                why = "eof" if vb.play(lines) else "quit"
+            finally:
+                if hasattr(lines, "close"):
+                    lines.close()
+        _write_line("bye " + why)
+    finally:
+        if temp:
+            _remove(root)
+    return 0
 
 
 def main(argv):
     import asyncio
 
     try:
-        root, fd, seed = _args(argv)
+        root, fd, seed, script = _args(argv)
     except (ValueError, IndexError) as e:
         _write_line("? %s" % e)
         return 2
+    if script is not None:
+        return _simulate(root, seed, script)
     link = open(fd, "r+b") if fd is not None else None
     hw = V.make_hardware(root, link, seed)
     vb = VirtualBoard(hw, _write_line)

@@ -269,3 +269,23 @@ def test_maintenance_over_the_link_stops_the_board(tmp_path, env):
         assert sim.proc.wait(timeout=15) == 0
     finally:
         sim.close()
+
+
+@pytest.mark.parametrize("runtime", ["micropython", "cpython"])
+def test_the_demo_plays_in_simulated_time_and_leaves_no_folder(runtime, tmp_path):
+    # The same board in simulated time (``--demo``: no flash folder given, a fresh one made
+    # under TMPDIR and removed): the demo's four moves, its two stones at once refused.
+    cmd = [str(MICROPYTHON)] if runtime == "micropython" else [sys.executable]
+    done = subprocess.run(
+        cmd + ["-m", "firmware.virtual.board", "--demo"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env=dict(os.environ, TMPDIR=str(tmp_path)),
+    )
+    assert done.returncode == 0, done.stderr
+    said = done.stdout.splitlines()
+    assert said[0].startswith("ready ") and said[-1] == "bye eof"
+    assert "buzz REFUSE" in said and "last 4 W D16" in said, said
+    assert list(tmp_path.iterdir()) == []

@@ -1,9 +1,10 @@
-"""The simulated Hall grid (firmware/hal/sim.py): each physical effect is there, with the right
-sign and size, and the frames are the same on CPython and MicroPython for a seed."""
+"""The simulated Hall grid (firmware/hal/virtual_grid.py, the virtual board's scanner): each
+physical effect is there, with the right sign and size, and the frames are the same on CPython
+and MicroPython for a seed."""
 
 import math
 
-from firmware.hal.sim import (
+from firmware.hal.virtual_grid import (
     BLACK,
     EMPTY,
     WHITE,

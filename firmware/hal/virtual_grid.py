@@ -1,5 +1,6 @@
-"""Simulated Hall-sensor grid: raw frames from a physical model of the board, for the MicroPython
-unix port (``make sim``, the tests) and CPython. Never used on the board itself.
+"""Simulated Hall-sensor grid: raw frames from a physical model of the board, the virtual board's
+scanner (``firmware/hal/virtual.py``; ``make sim``, the replays, the tests) on the MicroPython
+unix port and CPython. Never used on the board itself.
 
 A frame is what the real scan engine delivers: ``array('H')`` of n*n 12-bit ADC counts, index
 ``y*n + x`` (y = 0 the bottom row, x = 0 the left column). Start reading at ``SimGrid``: stones
