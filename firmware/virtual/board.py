@@ -110,7 +110,7 @@ class VirtualBoard:
     what it shows (``report``), written by ``out(line)``."""
 
     def __init__(self, hw, out):
-        from firmware import board
+        from firmware.boot import board
 
         self.hw = hw
         self.out = out
@@ -402,7 +402,7 @@ def simulated(root, out, seed=1, settings=None, dead=None):
         import json
         import os
 
-        from firmware import board
+        from firmware.boot import board
         from firmware.store.journal import write_atomic
 
         try:
