@@ -67,7 +67,7 @@ $(STAMP): pyproject.toml
 	-command -v arm-none-eabi-as >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get \
 	  >/dev/null && { apt-get install -y -qq binutils-arm-none-eabi || { apt-get update -qq \
 	  && apt-get install -y -qq binutils-arm-none-eabi; }; } >/dev/null 2>&1; }
-	@# mosquitto (the hall's MQTT broker: host_tools/broker.py), chromium and chromium-driver
+	@# mosquitto (the hall's MQTT broker: host_tools/hall/broker.py), chromium and chromium-driver
 	@# (the hall's pages in a real browser, tests/host: Selenium): Debian's apt the same way.
 	-{ [ -x /usr/sbin/mosquitto ] && command -v chromium >/dev/null && command -v chromedriver \
 	  >/dev/null; } || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && { apt-get \
@@ -102,7 +102,7 @@ test: $(STAMP)
 	@status=0; \
 	mkdir -p build; \
 	echo "== the Tengen images for the emulated chip (make chip, meanwhile: build/chip-test.log)"; \
-	{ $(BIN)/python -m host_tools.chip --variant tengen unfixed stock >build/chip-test.log 2>&1 & }; \
+	{ $(BIN)/python -m host_tools.board.chip --variant tengen unfixed stock >build/chip-test.log 2>&1 & }; \
 	echo "== lint (ruff)"; \
 	$(MAKE) --no-print-directory lint || status=1; \
 	echo "== pytest (CPython)"; \
@@ -126,18 +126,18 @@ format: $(STAMP)
 	$(BIN)/ruff format . || status=1; \
 	exit $$status
 
-# The virtual board (host_tools/sim.py): the terminal view with a terminal, else headless
+# The virtual board (host_tools/board/sim.py): the terminal view with a terminal, else headless
 # (commands on stdin, the board's lines on stdout). SIM_ARGS: e.g. --flash DIR, --seed N.
 sim: $(STAMP)
-	@$(BIN)/python -m host_tools.sim $(SIM_ARGS)
+	@$(BIN)/python -m host_tools.board.sim $(SIM_ARGS)
 
 gtp: $(STAMP)
 	$(MP) -m firmware.gtp
 
-# The tournament hall's demo (host_tools/hall_demo.py; README "The tournament hall"). Ctrl-C
+# The tournament hall's demo (host_tools/hall/demo.py; README "The tournament hall"). Ctrl-C
 # ends it and every process it started.
 hall-demo: $(STAMP)
-	@$(BIN)/python -m host_tools.hall_demo $(DEMO_ARGS)
+	@$(BIN)/python -m host_tools.hall.demo $(DEMO_ARGS)
 
 # Run as modules (-m bench.NAME) so that the repository root is on MicroPython's path. The
 # chip section needs the image (make chip) and node; without them it says so and goes on.
@@ -158,12 +158,12 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.hall_scale || { echo "bench: bench/hall_scale.py failed"; status=1; }; \
 	exit $$status
 
-# The Tengen image (host_tools/chip.py; hardware/README.md §8): the kit unpacked, picotool and
+# The Tengen image (host_tools/board/chip.py; hardware/README.md §8): the kit unpacked, picotool and
 # mpy-cross made once (build/chip/kit/), the project's mpy-tool patch applied, the image built
 # and let through only if `tengen image check` passes (else exit 1, nothing written).
 chip: $(STAMP)
 	@-$(CHIP_TOOLS)
-	@$(BIN)/python -m host_tools.chip $(if $(MICROPY_DIR),--micropython "$(MICROPY_DIR)") \
+	@$(BIN)/python -m host_tools.board.chip $(if $(MICROPY_DIR),--micropython "$(MICROPY_DIR)") \
 	  $(CHIP_ARGS)
 
 clean:

@@ -74,7 +74,8 @@ _PIN_DOUBLINGS = 10  # the wait stops growing at PIN_LOCK_MS << 10: 17 hours
 SECRET_PATH = "/secret.bin"
 SECRET_BYTES = 32
 PAIR_MS = 30000  # the key press that confirms a pairing, then the PC's asking again, within it
-_OPEN = ("hello", "state", "watch", "list", "get", "pair")  # never signed (host_tools/link.py)
+# Never signed (host_tools/common/link.py):
+_OPEN = ("hello", "state", "watch", "list", "get", "pair")
 _MAC_AT = b',"mac":"'  # a signed line's end: this, 64 hex digits, '"}' (74 bytes)
 
 _REQUIRED = object()

@@ -1,6 +1,6 @@
 """``make chip``: the Tengen image built, and let through only if ``tengen image check`` passes.
 
-    python -m host_tools.chip [--micropython DIR] [--out DIR] [--variant tengen unfixed stock]
+    python -m host_tools.board.chip [--micropython DIR] [--out DIR] [--variant tengen unfixed stock]
                               [--jobs N] [--clean] [--verbose]
 
 Start reading at ``ensure`` (one variant, up to date; the tests' entry point too), then
@@ -22,7 +22,7 @@ Start reading at ``ensure`` (one variant, up to date; the tests' entry point too
    (``make_image``). The kit's build runs with ``GIT_CEILING_DIRECTORIES`` at ``build/chip``: unpacked inside
    this repository, py/makeversionhdr.py would otherwise name the image after this
    repository's ``git describe``; the image must call itself v1.28.0 (``genhdr/mpversion.h``).
-4. **The gate** (``gate``): ``host_tools.image.check`` on the build's firmware.elf. Only if
+4. **The gate** (``gate``): ``host_tools.board.image.check`` on the build's firmware.elf. Only if
    it passes are ``firmware.{uf2,elf,bin}`` copied to ``build/chip/tengen/``; otherwise its
    lines are printed, the folder is emptied and the exit code is 1 ("image: BAD, not written").
 
@@ -50,7 +50,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "build" / "chip"  # gitignored (build/)
 BOARD_DIR = REPO / "hardware" / "micropython" / "boards" / "TENGEN_PICO"
 PATCH = REPO / "hardware" / "micropython" / "mpy-tool-armv6m-align.patch"
@@ -118,7 +118,7 @@ def no_source_message() -> str:
     return (
         "no MicroPython v%s to build from. Either put the offline kit at %s (set "
         "TENGEN_SHARED to the folder that holds rp2/%s.tar.xz), or name a MicroPython "
-        "v%s checkout: make chip MICROPY_DIR=/path/to/micropython (python -m host_tools.chip "
+        "v%s checkout: make chip MICROPY_DIR=/path/to/micropython (python -m host_tools.board.chip "
         "--micropython DIR). With internet: %s, then make chip MICROPY_DIR=$PWD/micropython"
         % (VERSION, kit_tarball(), KIT, VERSION, CLONE)
     )
@@ -453,7 +453,7 @@ def make_image(source: Source, variant: str, jobs: int, verbose: bool, clean: bo
 
 
 def check_lines(report: dict) -> list[str]:
-    from host_tools import image as I
+    from host_tools.board import image as I
 
     return [c.line() for c in report["checks"]] + [I.summary_line(report)]
 
@@ -463,7 +463,7 @@ def gate(elf: Path, out: Path, refuse: bool = True) -> dict:
     copied to ``out`` only if it passes. ``refuse``: a failed check raises ``ChipError`` and
     leaves ``out`` without an image; else (the ``unfixed`` variant) they are copied anyway.
     Returns the check's report."""
-    from host_tools import image as I
+    from host_tools.board import image as I
 
     report = I.check(elf)
     lines = check_lines(report)
@@ -587,7 +587,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     ap = argparse.ArgumentParser(
-        prog="python -m host_tools.chip",
+        prog="python -m host_tools.board.chip",
         description="Build the Tengen image (MicroPython v%s with the board's modules frozen "
         "in) from the offline kit or a MicroPython checkout; the image check is the gate."
         % VERSION,

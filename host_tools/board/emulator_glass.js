@@ -1,6 +1,6 @@
 // The faces' glass on the emulated chip: the two HT1621 controllers, decoded from the pins.
 //
-// Loaded by the kit's runner.js as its --adc model (host_tools/emulator.py, Chip(glass=True)):
+// Loaded by the kit's runner.js as its --adc model (host_tools/board/emulator.py, Chip(glass=True)):
 // module.exports(rp2040, api) is called after the runner installed its own Hall model, and
 // leaves it alone (no onADCRead here). It listens to the faces' lines (hardware/pinmap.csv:
 // GP16 LCD_CS_L, GP17 LCD_CS_R, GP18 LCD_WR, GP19 LCD_DATA) and does what an HT1621 does

@@ -18,7 +18,7 @@ Start reading at ``check``. Four checks, each with one verdict:
    ``viper`` or ``asm_thumb`` def, named as mpy-tool names them); a ``fun_data_*`` symbol of
    one of those names is held to the same rule wherever it is. If the image has frozen board
    modules but neither rule finds any machine code, the verdict is "unknown", not "ok".
-2. **frozen modules** (``check_frozen``): every module ``host_tools.deploy.board_modules()``
+2. **frozen modules** (``check_frozen``): every module ``host_tools.board.deploy.board_modules()``
    lists (boot.py and main.py stay files on the board) is in the image's table of frozen
    names: ``mp_frozen_names``, the NUL-separated list mpy-tool writes (``firmware/app.py``...)
    and MicroPython's import searches. Frozen modules that are no longer board modules are
@@ -262,7 +262,7 @@ def _machine_code_kind(node) -> str | None:
 def _scopes(root=None, modules=None):
     # (escaped name, module, qualified name, kind or None) of every class and function in the
     # board's modules, named as mpy-tool names their data (see native_functions).
-    from host_tools.deploy import board_modules, board_root
+    from host_tools.board.deploy import board_modules, board_root
 
     root = Path(board_root() if root is None else root)
     out = []
@@ -315,7 +315,7 @@ def native_functions(root=None, modules=None) -> dict[str, list[tuple[str, str, 
 
 def expected_modules(root=None) -> list[str]:
     """The modules the image must have frozen: the board's modules but boot.py and main.py."""
-    from host_tools.deploy import board_modules
+    from host_tools.board.deploy import board_modules
 
     return [m for m in board_modules(root) if m not in SOURCE_FILES]
 
@@ -670,7 +670,7 @@ def check_layout(img: Image, margin: int = FLASH_MARGIN) -> Check:
             FAILED,
             "%s: %.1f KiB short of the %d KiB flash budget. Trim what the firmware does not "
             "use (hardware/micropython/boards/TENGEN_PICO/mpconfigtrim.h) or the firmware "
-            "itself; the budget is FLASH_MARGIN in host_tools/image.py"
+            "itself; the budget is FLASH_MARGIN in host_tools/board/image.py"
             % (where, (margin - free) / 1024, margin // 1024),
             details,
         )
@@ -701,7 +701,7 @@ def check(path, root=None, mpy_cross_output: str | None = None) -> dict:
     ``board_root()``). Returns ``{"file", "ok", "exit", "checks": [Check...], "error"}``;
     an unreadable file gives no checks, ``error`` and exit 2. ``mpy_cross_output`` stands in
     for ``mpy-cross --version`` (tests)."""
-    from host_tools.deploy import DeployError, board_root
+    from host_tools.board.deploy import DeployError, board_root
 
     try:
         root = board_root() if root is None else Path(root)

@@ -43,7 +43,7 @@ from textual.widgets import Footer, Static
 
 from firmware.lines import LIMIT, read_line
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
 N = 19
 
@@ -131,7 +131,7 @@ class Board:
         self.lines.put(None)
 
     def _register(self):
-        from host_tools import link as L
+        from host_tools.common import link as L
 
         with self._closing:
             if self.slave < 0:
@@ -159,7 +159,7 @@ class Board:
 
     def close(self, timeout: float = 5.0) -> int | None:
         """Stop the board (the end of its stdin; killed if it does not go); its exit code."""
-        from host_tools import link as L
+        from host_tools.common import link as L
 
         if self.proc.poll() is None:
             try:
@@ -386,7 +386,7 @@ class SimView(App):
 
     def columns(self) -> str:
         """The game's column letters: Go's skip I, Gomoku's and Renju's do not."""
-        from host_tools import watch
+        from host_tools.live import watch
 
         return watch.columns(self.game[0])
 
@@ -399,7 +399,7 @@ class SimView(App):
         lo, size = self.window()
         if not (lo <= x < lo + size and lo <= y < lo + size):
             return None
-        from host_tools import watch
+        from host_tools.live import watch
 
         return watch.point_name((y - lo) << 5 | (x - lo), self.game[0])
 
@@ -530,7 +530,7 @@ class SimView(App):
         """The points the board wants done, named as the faces name them (``watch``'s
         wording): "to take off (3): D4, E5 and 1 outside the game's area; to put down (2):
         D4, Q16"."""
-        from host_tools import watch
+        from host_tools.live import watch
 
         parts = []
         for what, marks in (("to take off", "x"), ("to put down", "bw")):
@@ -581,7 +581,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     ap = argparse.ArgumentParser(
-        prog="python -m host_tools.sim", description=__doc__.split("\n")[0]
+        prog="python -m host_tools.board.sim", description=__doc__.split("\n")[0]
     )
     ap.add_argument("--flash", help="the board's flash folder (default: %s)" % default_flash())
     ap.add_argument("--seed", type=int, default=1, help="the simulated grid's seed")

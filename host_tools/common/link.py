@@ -9,7 +9,7 @@ it out twice. Event lines (``{"event":...}``, from ``watch``) are set aside in `
 A paired board obeys only the PC holding its key (issue [O]; the form in
 firmware/link/server.py's header). ``Link`` sends plainly until the board answers ``need_mac``;
 then it reads the board's id, this boot's nonce and its last ``seq`` from ``hello``, takes the
-key ``tengen pair`` kept for that board (host_tools/keys.py, or ``Link.key``), and from then on
+key ``tengen pair`` kept for that board (host_tools/common/keys.py, or ``Link.key``), and from then on
 signs every request but the reads (``OPEN``), each with the next ``seq``. A resend is the same
 signed bytes (the board's cache answers it); ``bad_mac`` (the board restarted: a new nonce) or
 ``replayed`` (another PC signed meanwhile) make it read ``hello`` again and sign anew, once.
@@ -217,7 +217,7 @@ class Link:
         self.board = str(hello.get("board", ""))
         key = self.key
         if key is None:
-            from host_tools import keys
+            from host_tools.common import keys
 
             key = keys.get(self.board)
         if key is None:
@@ -344,7 +344,7 @@ def register_virtual(
 ) -> Path:
     """Note that a board serves its link on ``port`` while process ``pid`` lives (default this
     one): a virtual board (``kind`` "virtual", tengen sim: its flash folder, the board's own
-    process) or the emulated chip ("chip", host_tools/emulator.py: its flash file, the
+    process) or the emulated chip ("chip", host_tools/board/emulator.py: its flash file, the
     bridge); the file to remove when it stops (``unregister_virtual``)."""
     folder = runtime_dir()
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -406,7 +406,7 @@ def _alive(pid: int) -> bool:
 def find_boards(ports=None, timeout: float = 0.5, unreachable: list | None = None) -> list[dict]:
     """Tengen boards: ``[{"port": path, **hello}]``. ``ports`` the device paths to try (default:
     every USB serial port with id 2E8A:0005, then the virtual boards' ptys, ``tengen sim``, and
-    the emulated chips', host_tools/emulator.py); each is confirmed by its ``hello``.
+    the emulated chips', host_tools/board/emulator.py); each is confirmed by its ``hello``.
 
     The ports tried that are not boards go to ``unreachable`` (a list, if given), each as
     ``{"port", "ok": False, "error", "message"}``: "busy", "permission" (the message names the

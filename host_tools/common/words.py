@@ -2,7 +2,7 @@
 
 Start reading at ``incident``. The SGF comments (``export.py``), the JSON sidecar's ``words``
 (``sync.py``), ``tengen watch``'s incident lines (``watch.py``) and the hall's incident list
-(``hall_state.py``) all say a record through here, so one event reads the same everywhere:
+(``hall/state.py``) all say a record through here, so one event reads the same everywhere:
 English words with the rule texts' Chinese term where they have one (提子, 禁手, 警告, 暂停,
 封棋, 超时, 判负 …: /work/shared/seeds, SPEC §1), sides by colour, amounts of time as m:ss,
 never a record's internal number. The incident kinds' own words are

@@ -1,7 +1,7 @@
 """Who may see the hall's live view: the arbiters' and organisers' logins of ``tengen hall``.
 
 Start reading at ``Users`` (the users file), then ``Sessions`` and ``request_user`` (how a
-request proves who sends it). ``host_tools/hall.py`` puts them in front of the arbiter's page,
+request proves who sends it). ``host_tools/hall/server.py`` puts them in front of the arbiter's page,
 ``/api/incidents``, ``/api/status``, the live API (``/api/live/...``) and the live WebSocket
 (``/ws?live=1``); the public routes never ask for a login and only ever show the delayed view.
 

@@ -12,7 +12,7 @@ its owner alone.
 With a key, the hall checks each finished game's proof (the board's stored bytes of it and
 their HMAC, which the relay forwards) and the game is verified or FAILED; with a relay, the
 hall takes the board's snapshots, records and proofs only from that relay (the broker's ACL
-lets each relay write only under its own name: ``host_tools/broker.py``).
+lets each relay write only under its own name: ``host_tools/hall/broker.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import io
 import os
 from pathlib import Path
 
-from host_tools import feed as F
+from host_tools.hall import feed as F
 
 COLUMNS = ("board", "relay", "key")
 

@@ -10,7 +10,7 @@ password file (hashed by ``mosquitto_passwd``) and the ACL:
              requests and its own snapshots. It cannot write a pairing, a replay request,
              another relay's status, the public copy or anything under another relay's name,
              and the hall takes a board's messages only from the relay the organiser
-             registered it to (``host_tools/hall_boards.py``)
+             registered it to (``host_tools/hall/boards.py``)
     hall     reads everything of the hall; writes only pairings, replay requests and the
              public copy (``tengen/<hall>/_public/#``)
     public   reads only the public copy: the hall republishes there each state, event and
@@ -37,13 +37,13 @@ import subprocess
 import time
 from pathlib import Path
 
-from host_tools import feed as F
+from host_tools.hall import feed as F
 
 USERS = ("hall", "public")  # and one ``relay-<id>`` per relay (``is_user``)
 # The largest MQTT packet the broker takes (``max_packet_size``; a client that sends a larger
 # one is disconnected, its message dropped): what a relay can publish at once. The largest
 # legitimate payload is a finished game's proof, its stored bytes in base64: the hall takes
-# up to ``feed.PROOF_MAX`` (1 MiB) of them (host_tools/hall_input.py ``Limits.proof_bytes``;
+# up to ``feed.PROOF_MAX`` (1 MiB) of them (host_tools/hall/door.py ``Limits.proof_bytes``;
 # a board's longest game, 4,096 records with their clocks, packs to ~90 KB, ~120 KB in
 # base64), plus the envelope and the topic: 64 KiB more leaves room for both.
 MAX_PACKET = F.PROOF_MAX + 64 * 1024
@@ -83,7 +83,7 @@ def acl_text(hall: str) -> str:
     # no relay id makes ``relay-<id>`` equal to "hall" or "public".
     return "\n".join(
         [
-            "# Tengen hall %r: who may read and write what (host_tools/broker.py)" % hall,
+            "# Tengen hall %r: who may read and write what (host_tools/hall/broker.py)" % hall,
             # A board named _public would put a relay's message in the public copy.
             "pattern deny %s/_public/+/%%u" % base,
             "pattern readwrite %s/+/%s/%%u" % (base, F.STATE),
@@ -148,7 +148,7 @@ def write_config(
     conf.write_text(
         "\n".join(
             [
-                "# Tengen hall %r (host_tools/broker.py; README: The tournament hall)" % hall,
+                "# Tengen hall %r (host_tools/hall/broker.py; README: The tournament hall)" % hall,
                 "per_listener_settings false",
                 # Run as root, mosquitto would become the user "mosquitto", who cannot read
                 # these files: it stays the user who wrote them.

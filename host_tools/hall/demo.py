@@ -1,13 +1,13 @@
 """``make hall-demo``: a tournament hall on this PC, every part real but the players.
 
-    python -m host_tools.hall_demo [--boards 4] [--pace 3] [--for SECONDS] [--folder DIR]
+    python -m host_tools.hall.demo [--boards 4] [--pace 3] [--for SECONDS] [--folder DIR]
 
 Start reading at ``Demo.start``. It runs Mosquitto with the hall's configuration
-(``host_tools/broker.py``), ``--boards`` virtual boards (``host_tools/sim.py``, each on its
+(``host_tools/hall/broker.py``), ``--boards`` virtual boards (``host_tools/board/sim.py``, each on its
 own flash folder), writes a pairings CSV for them (round 1, tables 1..N, made-up players),
 then starts ``tengen relay`` (every board's pty) and ``tengen hall`` (a free HTTP port, the
 broadcast 10 s behind, its SGFs in ``DIR/feed``) as child processes, and each board plays
-the built-in scripted games (``host_tools/scripted.py``) round and round, a move every
+the built-in scripted games (``host_tools/hall/scripted.py``) round and round, a move every
 ``--pace`` seconds. It prints the page's address (``Tengen hall demo: open http://...``),
 the arbiter's page and the feed, and runs until Ctrl-C, SIGTERM or ``--for`` seconds; then it
 stops every child it started.
@@ -33,10 +33,10 @@ import threading
 import time
 from pathlib import Path
 
-from host_tools import broker as B
-from host_tools import feed as F
-from host_tools import scripted as S
-from host_tools.link import RUNTIME_ENV, LinkError
+from host_tools.common.link import RUNTIME_ENV, LinkError
+from host_tools.hall import broker as B
+from host_tools.hall import feed as F
+from host_tools.hall import scripted as S
 
 HALL = "demo"
 DEMO_RELAY = "demo-relay"
@@ -80,7 +80,7 @@ def players(n: int) -> list[tuple[str, str]]:
 
 
 def write_pairings(path: Path, boards: list[str], event: str = "Tengen hall demo") -> None:
-    """Round 1 of ``boards``: table k at the k-th board (host_tools/pairings.py's CSV)."""
+    """Round 1 of ``boards``: table k at the k-th board (host_tools/hall/pairings.py's CSV)."""
     rows = ["round,table,board,black,white,event"]
     for k, (board, (black, white)) in enumerate(zip(boards, players(len(boards)), strict=True), 1):
         rows.append("1,%d,%s,%s,%s,%s" % (k, board, black, white, event))
@@ -119,12 +119,12 @@ class Demo:
 
     def start(self) -> None:
         """Broker, boards, pairings, relay, hall, players; the addresses printed."""
-        from host_tools.sim import Board
+        from host_tools.board.sim import Board
 
-        for module in ("relay", "hall"):
+        for module, command in (("relay", "relay"), ("server", "hall")):
             if not (Path(__file__).parent / ("%s.py" % module)).exists():
                 raise DemoError(
-                    "host_tools/%s.py is missing: tengen %s is needed" % (module, module)
+                    "host_tools/hall/%s.py is missing: tengen %s is needed" % (module, command)
                 )
         os.environ[RUNTIME_ENV] = str(self.folder / "run")  # the boards' pty notes: ours
         self.broker = B.Broker(self.folder / "broker", HALL, passwords=self.passwords).start()
@@ -154,7 +154,7 @@ class Demo:
         self._child("relay", relay, F.relay_user(DEMO_RELAY))
         feed = self.folder / "feed"
         # The arbiter's login: a made-up password, shown once (its hash in DIR/hall-users).
-        from host_tools import hall_auth as AU
+        from host_tools.hall import auth as AU
 
         users = self.folder / "hall-users"
         self.arbiter_pw = secrets.token_urlsafe(9)
@@ -298,7 +298,7 @@ def _tail(path: Path, n: int = 600) -> str:
 def main(argv=None) -> int:
     """The demo (see the module's text); the exit status."""
     ap = argparse.ArgumentParser(
-        prog="python -m host_tools.hall_demo", description=__doc__.split("\n\n")[0]
+        prog="python -m host_tools.hall.demo", description=__doc__.split("\n\n")[0]
     )
     ap.add_argument("--boards", type=int, default=4, help="virtual boards (default 4)")
     ap.add_argument("--pace", type=float, default=3.0, help="seconds between moves (default 3)")

@@ -1,6 +1,6 @@
 """The hall's door: every MQTT message ``tengen hall`` takes is checked here once, before
 either of its views (the live one and the public one, ``--delay`` behind: two
-``host_tools/hall_state.py`` models, ``host_tools/hall.py``) sees any of it; and the bounds
+``host_tools/hall/state.py`` models, ``host_tools/hall/server.py``) sees any of it; and the bounds
 that keep the hall's memory and files finite whatever is published to its broker.
 
 Start reading at ``check`` (one message in: a clean ``Message`` out, or ``Refused``; ``Hall.
@@ -11,7 +11,7 @@ by relay and by board).
 A topic is taken only if it is one of this hall's (``feed.parse_topic_from``: a relay writes
 ``<board>/{state,events,proof}/relay-<id>`` and ``_relay/relay-<id>``, which the broker's ACL
 holds to that relay's user). A payload is taken only if it is exactly what
-``host_tools/relay.py`` publishes through ``host_tools/feed.py``: the envelope's keys known
+``host_tools/hall/relay.py`` publishes through ``host_tools/hall/feed.py``: the envelope's keys known
 (and no others), every value of its type and within its range, the board's game one of the
 board's games with one of its sizes (``firmware/settings.py``), every point on that board,
 every string short and encodable, every list bounded, a proof's bytes base64 and its HMAC
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from firmware.store import records as R
-from host_tools import feed as F
+from host_tools.hall import feed as F
 
 # The board's games and sizes (firmware/settings.py GAMES, GO_SIZES, GOMOKU_SIZE; the older
 # names of firmware/match.py GAMES imply their size).
@@ -101,7 +101,7 @@ class Limits:
     relay_bytes: int = 65536  # a relay's status (its boards' ids)
     # A finished game's proof: its stored bytes in base64 (``feed.PROOF_MAX`` characters,
     # some 768 KiB; a board's longest game packs to far less: 4,096 records, ~90 KB) and
-    # the envelope. The broker's ``max_packet_size`` (host_tools/broker.py) leaves room for
+    # the envelope. The broker's ``max_packet_size`` (host_tools/hall/broker.py) leaves room for
     # it, and refuses anything larger before the hall sees it.
     proof_bytes: int = F.PROOF_MAX + 1024
     relays: int = 64  # relays the hall hears of (by name)
@@ -115,7 +115,7 @@ class Limits:
     record_bytes: int = 8192  # one record's line in its game's .jsonl
     bytes: int = 256 * 2**20  # the .jsonl lines kept, every game together
     # What the live view took and the public one is to take once it is ``--delay`` old
-    # (host_tools/hall.py): past this, snapshots and relays' statuses wait no more.
+    # (host_tools/hall/server.py): past this, snapshots and relays' statuses wait no more.
     pending_bytes: int = 256 * 2**20
     sources: int = 256  # relays/boards the refusals are counted for, by name
     log_every_s: float = 60.0
@@ -328,7 +328,7 @@ def check_event(payload: bytes, board: str, limits: Limits) -> dict:
     rec = F.record_from_json(raw)
     if (seq == 0) != (rec[0] == R.HEADER):
         raise ValueError("event: record 0, and only it, is the header")
-    raw, mac = F.event_proof(obj)  # the board's proof of it (host_tools/hall_proof.py)
+    raw, mac = F.event_proof(obj)  # the board's proof of it (host_tools/hall/proof.py)
     return {"board": board, "game": game, "seq": seq, "at": at, "rec": rec, "raw": raw, "mac": mac}
 
 
@@ -427,7 +427,7 @@ _HEX = re.compile(r"^[0-9a-fA-F]{0,128}$")
 
 def check_proof(payload: bytes, board: str, limits: Limits) -> dict:
     """A finished game's proof (``feed.proof_payload``) on ``board``'s topic, checked: ``{board,
-    game, data (bytes), hmac (hex)}``; whether the HMAC holds is ``hall_proof``'s to say.
+    game, data (bytes), hmac (hex)}``; whether the HMAC holds is ``proof``'s to say.
     ValueError says why not."""
     obj = _load(payload, limits.proof_bytes, "proof")
     _keys(obj, PROOF_KEYS, "proof")

@@ -11,7 +11,7 @@ a board id never starts with ``_``::
                       (``event_payload``)
     <board>/proof/<relay user>    QoS 1, by the relay, once a game is finished: the board's
                       stored bytes of it and their HMAC (``proof_payload``), which the hall
-                      checks with the board's key (``host_tools/hall_boards.py``)
+                      checks with the board's key (``host_tools/hall/boards.py``)
     <board>/pairing   retained, QoS 1, by the hall: who plays at this board (``pairing_payload``);
                       the relay writes the names into the board's settings, so that the next
                       game's header (and so every record of it, synced or broadcast) has them
@@ -20,7 +20,7 @@ a board id never starts with ``_``::
                       its MQTT will says ``{"online": false}`` when the relay goes without a word
 
 What a relay writes ends with its MQTT user, ``relay-<relay id>`` (``relay_user``): the
-broker's ACL (``host_tools/broker.py``) lets a relay's user write only topics ending with its
+broker's ACL (``host_tools/hall/broker.py``) lets a relay's user write only topics ending with its
 own name, so the hall knows which relay a message came from and takes a board's messages only
 from the relay the organiser registered it to.
 
@@ -29,11 +29,11 @@ record number ``seq`` (0 is the header) as ``firmware/store/records.py`` decodes
 live file's order, which the packed form keeps. So the stream is the same whichever relay
 publishes it and however often: a consumer keeps, per (board, game), the records in order
 (``GameRecords``) and drops a repeat by its ``seq``; a ``seq`` past the next one is a gap, to
-be asked for on ``replay``. The broadcast SGF is ``host_tools/export.py`` of those records:
+be asked for on ``replay``. The broadcast SGF is ``host_tools/records/export.py`` of those records:
 the very function ``tengen sync`` writes the game's SGF with.
 
 A record in JSON (``record_json``) has ``type`` and the fields of the sync sidecar
-(``host_tools/sync.py``): ``move`` {ply, colour, point, tick, clocks}, ``incident`` {kind,
+(``host_tools/records/sync.py``): ``move`` {ply, colour, point, tick, clocks}, ``incident`` {kind,
 move, time_ms, points, detail}, ``edit`` {kind, move, time_ms, args}, ``clocks`` {move,
 clocks}, ``result`` {winner, reason, margin2, move}, ``header`` {header}. A point is
 ``y << 5 | x``, x from the left and y from the bottom (row 1), 1023 a pass (the board's one
@@ -252,7 +252,7 @@ def event_payload(
     """The ``events`` message of record ``seq`` of game ``game``; with ``raw`` the record's
     stored bytes (a live game's, from the end of the record before: record 0's begin with the
     file's magic) and, on the last record of a read, ``mac`` the board's HMAC (hex) of the
-    game's bytes through it (``host_tools/hall_proof.py``'s ``Chain`` proves them)."""
+    game's bytes through it (``host_tools/hall/proof.py``'s ``Chain`` proves them)."""
     obj = {"v": VERSION, "board": board, "game": game, "seq": seq, "at": at_ms}
     obj["rec"] = record_json(rec)
     if raw is not None:

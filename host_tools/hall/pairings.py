@@ -17,7 +17,7 @@ import io
 from pathlib import Path
 
 from firmware.settings import NAMES, check
-from host_tools import feed as F
+from host_tools.hall import feed as F
 
 COLUMNS = ("round", "table", "board", "black", "white")
 OPTIONAL = ("event",)

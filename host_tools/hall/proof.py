@@ -1,7 +1,7 @@
 """Is a finished game the hall broadcasts the game the board recorded? The check of a game's
 proof (``feed.parse_proof``: the board's stored bytes of the game and their HMAC, which the
 relay forwards once the game is finished) with the board's key from the organiser's register
-(``host_tools/hall_boards.py``). Pure: ``host_tools/hall_state.py`` calls it.
+(``host_tools/hall/boards.py``). Pure: ``host_tools/hall/state.py`` calls it.
 
 Start reading at ``check``. A game is:
 
@@ -30,9 +30,9 @@ import hashlib
 import hmac
 
 from firmware.store import records as R
-from host_tools import feed as F
-from host_tools import sync as S
-from host_tools import verify as V
+from host_tools.hall import feed as F
+from host_tools.records import sync as S
+from host_tools.records import verify as V
 
 VERIFIED = "verified"
 UNVERIFIED = "unverified"

@@ -1,11 +1,11 @@
 """``tengen relay``: the boards on this PC's ports, published to a tournament hall's broker.
 
-Start reading at ``Relay``, then ``Follower``. The wire format is ``host_tools/feed.py``'s;
+Start reading at ``Relay``, then ``Follower``. The wire format is ``host_tools/hall/feed.py``'s;
 every topic and payload is made there.
 
 One MQTT client (paho-mqtt) per relay, with a retained will saying the relay went offline.
 A discovery thread looks for boards every ``scan`` seconds (the ports given, else
-``host_tools.link.find_boards``'s: USB 2E8A:0005 and the virtual boards' ptys) and starts a
+``host_tools.common.link.find_boards``'s: USB 2E8A:0005 and the virtual boards' ptys) and starts a
 ``Follower`` thread for each board it does not follow yet. A follower owns its board's link:
 ``watch`` events (and a slow poll) tell it something happened; it reads the board's journal
 (``list``, ``get``) and publishes each record not yet published as an event, then the
@@ -22,12 +22,12 @@ repeats are the messages in flight at the cut, which consumers drop by ``seq``.
 
 While a game is played, each record's event carries its stored bytes, and the last record of
 each read the board's HMAC of the game's bytes through it (``Copy.proof``): the hall proves
-the live records with the board's key as they come (``host_tools/hall_proof.py``'s ``Chain``).
+the live records with the board's key as they come (``host_tools/hall/proof.py``'s ``Chain``).
 Once a game is finished and every record of it published, the follower publishes its proof
 (``feed.proof_payload``): the board's stored bytes of the game and the HMAC the board gave
 with them, which the hall checks with the board's key; a replay that reaches a finished
 game's end sends it again. The relay connects as its own MQTT user, ``relay-<id>``, and
-writes only topics that end with that user (the broker's ACL: ``host_tools/broker.py``).
+writes only topics that end with that user (the broker's ACL: ``host_tools/hall/broker.py``).
 
 The relay also takes the hall's ``replay`` requests (that game again from that record, read
 from the journal) and ``pairing`` messages (the players' names written into the board's
@@ -51,9 +51,9 @@ import paho.mqtt.client as mqtt
 
 from firmware.settings import NAMES, TEXT_MAX
 from firmware.store import records as R
-from host_tools import feed as F
-from host_tools import link as L
-from host_tools import sync as S
+from host_tools.common import link as L
+from host_tools.hall import feed as F
+from host_tools.records import sync as S
 
 POLL_S = 1.0  # the fallback poll: a record no event announced waits at most this long
 SCAN_S = 2.0  # how often the ports are looked at for new boards
@@ -874,11 +874,11 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m host_tools.relay``: the same as ``tengen relay``."""
+    """``python -m host_tools.hall.relay``: the same as ``tengen relay``."""
     import argparse
 
     ap = argparse.ArgumentParser(
-        prog="python -m host_tools.relay", description=__doc__.split("\n")[0]
+        prog="python -m host_tools.hall.relay", description=__doc__.split("\n")[0]
     )
     ap.add_argument("--broker", required=True, help="the hall's broker, HOST:PORT")
     ap.add_argument("--hall", required=True, help="the hall's name")

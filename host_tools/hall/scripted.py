@@ -1,5 +1,5 @@
 """Scripted games for the virtual board: a list of Go moves played at the board as a person
-plays them, in real time, for the hall demo (``host_tools/hall_demo.py``) and the tests.
+plays them, in real time, for the hall demo (``host_tools/hall/demo.py``) and the tests.
 
 Start reading at ``play``. A game is GTP vertices (``D4``, ``pass``; a last ``resign``: the
 side to move resigns) on 9x9, 13x13 or 19x19. ``steps`` turns it into the virtual board's
@@ -194,7 +194,7 @@ _marks = itertools.count(1)
 
 
 class Hands:
-    """The commands sent to a ``host_tools.sim.Board`` and what it said back: ``do`` sends
+    """The commands sent to a ``host_tools.board.sim.Board`` and what it said back: ``do`` sends
     commands and waits until the board carried them out; ``last`` what each kind of line
     (``face B``, ``board``, ``game``) said last; ``said`` every line (``board`` lines but
     the last left out: they are long); ``refusals`` the ``?`` lines and ``REFUSE`` buzzes."""
@@ -280,7 +280,7 @@ def play(
     on_step=None,
 ) -> Played:
     """Play ``moves`` (a list of vertices, or a ``ScriptedGame``) on ``board`` (a
-    ``host_tools.sim.Board`` or ``Hands``): start the game at the keys (after a result:
+    ``host_tools.board.sim.Board`` or ``Hands``): start the game at the keys (after a result:
     ``after_result``), then a move every ``pace_s`` seconds until the end. ``stop`` (an
     Event) ends it between two moves; ``on_step(step)`` is called after each. ScriptError
     when the board did not take a step as scripted (the game is left as it stands)."""
@@ -347,7 +347,7 @@ def configure(port: str, **settings) -> dict:
     """Set the board's ``settings`` over its link at ``port`` (its calendar clock too, for
     the records' dates): e.g. ``time="quick", black="Ann", white="Bo"``. The board's settings
     as it now has them; LinkError if it refused."""
-    from host_tools.link import Link, set_clock
+    from host_tools.common.link import Link, set_clock
 
     with Link(port) as link:
         set_clock(link)

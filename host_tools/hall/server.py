@@ -1,25 +1,25 @@
 """``tengen hall``: the tournament hall's pages, feed and API, fed from the MQTT broker.
 
-Start reading at ``serve``, then ``HallServer``. The state is ``host_tools/hall_state.py``'s
+Start reading at ``serve``, then ``HallServer``. The state is ``host_tools/hall/state.py``'s
 ``Hall``; this module only moves messages: paho's client (user ``hall``, a persistent
 session so that the broker keeps the QoS 1 events for the hall while it is down) hands each
 message to the asyncio loop, ``Hall.handle`` takes it, and what it leaves (``Hall.drain``)
 goes to every page's WebSocket and, for replay requests and pairings, back to the broker.
-aiohttp serves the pages (``hall_web/``: plain HTML, JavaScript and SVG), the broadcast SGFs
+aiohttp serves the pages (``web/``: plain HTML, JavaScript and SVG), the broadcast SGFs
 (``/feed/``) and the JSON API; every page keeps one WebSocket (``/ws``) that first gets the
 whole picture (``snapshot``) and then every change.
 
 Two views of the hall: the live one (``hall``, every message as it comes) and the public one
 (``public``, a second ``Hall`` fed each message once it is ``--delay`` seconds old, with the
 time it came: its moves, clocks, results and incidents are the live view's of ``delay`` ago).
-Each message passes the door once (``Hall.door``, ``host_tools/hall_input.py``): a refused
+Each message passes the door once (``Hall.door``, ``host_tools/hall/door.py``): a refused
 one is counted there, by the live view, and goes no further; the public view is given only
 what the live view took, as the door made it (``_message``, ``_release``).
 Everything the public reaches without a login is the public view: the pages' ``/ws``, the
 JSON API, the feed, and on MQTT the hall's republished copy under ``tengen/<hall>/_public/``
 (the only topics the broker's ``public`` user may read). The live view (``/ws?live=1``,
 ``/api/live/...``), the arbiter's page, ``/api/incidents`` and ``/api/status`` need a login
-(``host_tools/hall_auth.py``: a session cookie from ``/login``, or HTTP Basic).
+(``host_tools/hall/auth.py``: a session cookie from ``/login``, or HTTP Basic).
 
 paho runs its own thread (``loop_start``); nothing of the state is touched there: its
 callbacks only ``call_soon_threadsafe`` into the loop.
@@ -43,16 +43,16 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 from aiohttp import WSMsgType, web
 
-from host_tools import feed as F
-from host_tools import hall_auth as AU
-from host_tools import hall_boards as HB
-from host_tools import hall_input as HI
-from host_tools import pairings as P
-from host_tools.hall_state import Hall, default_feed_dir
+from host_tools.hall import auth as AU
+from host_tools.hall import boards as HB
+from host_tools.hall import door as HI
+from host_tools.hall import feed as F
+from host_tools.hall import pairings as P
+from host_tools.hall.state import Hall, default_feed_dir
 
 log = logging.getLogger("tengen.hall")
 
-WEB = Path(__file__).with_name("hall_web")
+WEB = Path(__file__).with_name("web")
 TICK_S = 0.25  # the delay's cut, replay requests again, the SGFs written
 CLOCKS_S = 1.0  # the running faces pushed (the pages count down in between)
 QUEUE_MAX = 20000  # messages a page may lag behind before it is dropped (it reconnects)
@@ -205,7 +205,7 @@ class HallServer:
             self.client.publish(topic, payload, qos=F.QOS, retain=retain)
 
     def _message(self, topic: str, payload: bytes) -> None:
-        # The door once (hall_input: a refusal counted once, by the live view, and never
+        # The door once (door: a refusal counted once, by the live view, and never
         # passed on); then the live view now, the public one what the live one took, later.
         now = time.time()
         taken = None
@@ -648,7 +648,7 @@ def serve(
 ) -> int:
     """Run the hall until SIGINT/SIGTERM; the exit status. Prints ``hall: http://HOST:PORT/``
     once serving; errors in the arguments, the pairings or the boards file (``boards``: the
-    organiser's register of relays and keys, ``host_tools/hall_boards.py``) end it at once
+    organiser's register of relays and keys, ``host_tools/hall/boards.py``) end it at once
     (status 2)."""
     logging.basicConfig(level=logging.INFO, format="hall: %(message)s", stream=sys.stderr)
     try:

@@ -1,32 +1,32 @@
 """What ``tengen hall`` knows of the tournament: every board and every game, built from the
-broker's messages alone (``host_tools/feed.py``'s encoding, read by its ``parse_*``). Pure:
-no network and no event loop here; ``host_tools/hall.py`` feeds it and serves it.
+broker's messages alone (``host_tools/hall/feed.py``'s encoding, read by its ``parse_*``). Pure:
+no network and no event loop here; ``host_tools/hall/server.py`` feeds it and serves it.
 
 Start reading at ``Hall.handle`` (one MQTT message in: ``door``, the checks of
-``host_tools/hall_input.py`` and the register, then ``take``, held to the bounds of
-``hall_input.Limits``), then ``Hall.tick`` (what time does:
+``host_tools/hall/door.py`` and the register, then ``take``, held to the bounds of
+``door.Limits``), then ``Hall.tick`` (what time does:
 the broadcast delay passing, replay requests again). What goes out is left for the server in
 two lists: ``pushes`` (JSON messages for every page's WebSocket) and ``outbox`` (MQTT
 publishes: replay requests, the pairings).
 
 Per board: the latest snapshot (the relay's ``state``), whether it is online (its snapshot
-says so and its relay is online), its pairing, and a ``host_tools/watch.py`` ``View`` of its
+says so and its relay is online), its pairing, and a ``host_tools/live/watch.py`` ``View`` of its
 current game: the snapshot loaded, each new move applied as ``tengen watch`` applies the
 board's move event, so the faces are drawn by the firmware's clock model just as there.
 
 Per (board, game): the records (``feed.GameRecords``: in order, repeats dropped, gaps held
 back and asked for on the board's ``replay`` topic), when each arrived (the hall's clock: the
 broadcast delay cuts there), the incidents and arbiter actions in words. The broadcast SGF is
-``host_tools/export.py``'s ``export`` of the records that arrived at least ``delay`` seconds
+``host_tools/records/export.py``'s ``export`` of the records that arrived at least ``delay`` seconds
 ago: for a finished game, byte for byte the SGF ``tengen sync`` writes. The records are kept
 in ``feed_dir/<board>/<game>.jsonl`` (one line each, with its times), so a restarted hall has
 them again; the SGF in ``feed_dir/<board>/<game>.sgf``.
 
-Who may say what: the organiser's register (``host_tools/hall_boards.py``, ``boards``) names
+Who may say what: the organiser's register (``host_tools/hall/boards.py``, ``boards``) names
 each board's relay and key. A board's messages from another relay (the topic ends with the
 relay's user, which the broker's ACL enforces) are refused and counted. A finished game's
 proof (the board's bytes and HMAC) is checked with the board's key (``host_tools/
-hall_proof.py``): a verified game's records are the board's, whatever came before them (the
+proof.py``): a verified game's records are the board's, whatever came before them (the
 records had are replaced and the feed written again, the conflict counted); a FAILED one is
 kept apart, never in the feed. The proof is kept as ``<game>.proof`` (a FAILED verdict as
 ``<game>.failed``) beside the records.
@@ -45,13 +45,13 @@ from pathlib import Path
 from firmware.referee import incidents as INC
 from firmware.store import records as R
 from firmware.ui import arbiter as A
-from host_tools import export as X
-from host_tools import feed as F
-from host_tools import hall_input as HI
-from host_tools import hall_proof as P
-from host_tools import watch as W
-from host_tools import words
-from host_tools.sync import KINDS, write_atomic
+from host_tools.common import words
+from host_tools.hall import door as HI
+from host_tools.hall import feed as F
+from host_tools.hall import proof as P
+from host_tools.live import watch as W
+from host_tools.records import export as X
+from host_tools.records.sync import KINDS, write_atomic
 
 log = logging.getLogger("tengen.hall")
 
@@ -106,10 +106,10 @@ class GameState:
         self.fed = 0  # records in the SGF last written to the feed folder
         self.fed_sgf: bytes | None = None
         self.bytes = 0  # the lines of its .jsonl (the hall's ``kept_bytes`` holds them all)
-        self.verdict: str | None = None  # hall_proof's VERIFIED, FAILED or UNVERIFIED
+        self.verdict: str | None = None  # proof's VERIFIED, FAILED or UNVERIFIED
         self.why = ""  # why FAILED
         self.proof: tuple[bytes, str] | None = None  # the board's bytes and HMAC, if they agree
-        self.chain: P.Chain | None = None  # a keyed board's live records proven (hall_proof)
+        self.chain: P.Chain | None = None  # a keyed board's live records proven (proof)
         self.held_since: float | None = None  # since when the chain holds records unproven
         self._read: tuple[int, X.Game | None] = (-1, None)
         self._sgf: tuple[int, bytes | None] = (-1, None)
@@ -202,7 +202,7 @@ class Hall:
         self.games: dict[tuple[str, int], GameState] = {}
         self.relays: dict[str, dict] = {}
         self.incidents: list[dict] = []  # oldest first
-        # What the door refused (host_tools/hall_input.py), and the bounds it holds to.
+        # What the door refused (host_tools/hall/door.py), and the bounds it holds to.
         self.limits = limits or HI.Limits()
         self.counts = HI.Counts(self.limits)
         self.bad = self.counts.kinds
@@ -214,9 +214,9 @@ class Hall:
         self.kept_bytes = 0  # the lines of the .jsonl files, every game together
         self.conflicts = 0
         self.replaced = 0  # games whose records a verified proof replaced
-        self.forged = 0  # live records whose board's MAC did not hold (hall_proof.Chain)
+        self.forged = 0  # live records whose board's MAC did not hold (proof.Chain)
         self.refused = 0  # messages from a relay the board is not registered to
-        self.register = dict(boards or {})  # board -> {"relay", "key"} (hall_boards.read)
+        self.register = dict(boards or {})  # board -> {"relay", "key"} (boards.read)
         self.replays_asked = 0
         self.pushes: list[dict] = []
         self.outbox: list[tuple[str, bytes, bool]] = []
@@ -235,10 +235,10 @@ class Hall:
         return msg is not None and self.take(msg, now)
 
     def door(self, topic: str, payload: bytes, now: float | None = None) -> HI.Message | None:
-        """The message checked (``hall_input.check``: its topic, the register's relay for
+        """The message checked (``door.check``: its topic, the register's relay for
         its board, its payload): what the model may take, or None. A refusal is counted here
         (by kind, by relay and board), logged at most once a minute per kind, and goes no
-        further. ``hall.py`` calls it once a message, before either view takes it."""
+        further. ``server.py`` calls it once a message, before either view takes it."""
         now = self.clock() if now is None else now
         try:
             where = HI.check_topic(topic, self.name)
@@ -297,14 +297,14 @@ class Hall:
         return self.register.get(board, {}).get("key")
 
     def verdict(self, g: GameState) -> str:
-        """``hall_proof``'s VERIFIED, UNVERIFIED, PENDING or FAILED of a game now."""
+        """``proof``'s VERIFIED, UNVERIFIED, PENDING or FAILED of a game now."""
         if g.verdict in (P.VERIFIED, P.FAILED):
             return g.verdict
         return P.PENDING if self.key(g.board) is not None else P.UNVERIFIED
 
     def bad_message(self, kind: str, text: str, who=None, now=None) -> None:
         """Count a message that could not be used (shown on the arbiter's page) under its
-        kind and ``who`` (``hall_input.sources``: its relay and board); logged at most once
+        kind and ``who`` (``door.sources``: its relay and board); logged at most once
         per ``Limits.log_every_s`` per kind (never by a ``quiet`` view: the live one said
         it, but for a fault of the hall's own)."""
         self.counts.add(kind, text, who)
@@ -1355,7 +1355,7 @@ class Hall:
 
 def default_feed_dir(hall: str) -> Path:
     """Where a hall keeps its feed without ``--feed-dir``: ``<data folder>/hall/<hall>``."""
-    from host_tools.sync import data_dir
+    from host_tools.records.sync import data_dir
 
     return data_dir() / "hall" / F.check_name(hall, "hall")
 

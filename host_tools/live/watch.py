@@ -122,8 +122,8 @@ def game_key(game: str, size) -> tuple[str, int]:
 
 def incident_words(ev: dict, game: str) -> tuple[str, str]:
     """``(Chinese, English)`` of an incident event, with what its detail adds (the records'
-    words: host_tools/words.py, as the SGF comments and the hall say it)."""
-    from host_tools import words
+    words: host_tools/common/words.py, as the SGF comments and the hall say it)."""
+    from host_tools.common import words
 
     detail = ev.get("detail", 0)
     if not isinstance(detail, int) or isinstance(detail, bool):
@@ -647,7 +647,7 @@ class Watcher:
 
     ``retry_for``: after the link fails, how many seconds to look for the board before giving
     up (None: until Ctrl-C; 0: give up at once). ``open_link(port)`` and ``find_boards()`` are
-    ``host_tools.link``'s (the tests may pass others). ``run()`` returns on Ctrl-C and raises
+    ``host_tools.common.link``'s (the tests may pass others). ``run()`` returns on Ctrl-C and raises
     ``LinkError`` when the board is gone for good ("gone") or cannot be reached at the start.
     """
 
@@ -662,7 +662,7 @@ class Watcher:
         open_link=None,
         find_boards=None,
     ):
-        from host_tools import link as L
+        from host_tools.common import link as L
 
         self.port = port
         self.screen = screen
@@ -684,7 +684,7 @@ class Watcher:
         try:
             hello = self.link.request("hello")
             self.board_id = str(hello.get("board", "") or "")
-            from host_tools.link import set_clock
+            from host_tools.common.link import set_clock
 
             set_clock(self.link)  # every connect: the records' dates (SPEC §5)
             self._sync()
@@ -696,7 +696,7 @@ class Watcher:
     def _sync(self) -> None:
         # Events on first, then the state: a move made in between comes as an event too (a
         # move event names its ply: applied twice it is the same move).
-        from host_tools.link import LinkError
+        from host_tools.common.link import LinkError
 
         self.link.request("watch", on=True)
         try:
@@ -754,7 +754,7 @@ class Watcher:
         """The link failed: look for the board (the same port, else the board with the same
         id on any port) until it answers, pausing longer each time; then resync. Raises
         ``LinkError("gone")`` after ``retry_for`` seconds."""
-        from host_tools.link import LinkError
+        from host_tools.common.link import LinkError
 
         if self.link is not None:
             self.link.close()
@@ -807,7 +807,7 @@ class Watcher:
         return None
 
     def _probe(self, port: str):
-        from host_tools.link import Link, LinkError
+        from host_tools.common.link import Link, LinkError
 
         try:
             link = self.open_link(port)
@@ -834,7 +834,7 @@ class Watcher:
 
     def run(self) -> None:
         """Follow the board until Ctrl-C; wait for it when it goes (see ``reconnect``)."""
-        from host_tools.link import LinkError
+        from host_tools.common.link import LinkError
 
         if self.link is None:
             self.connect()
@@ -853,7 +853,7 @@ class Watcher:
 
     def close(self) -> None:
         """Events off (if the board is there) and the port closed."""
-        from host_tools.link import stop_watching
+        from host_tools.common.link import stop_watching
 
         if self.link is None:
             return
@@ -863,7 +863,7 @@ class Watcher:
 
 def snapshot(port: str, open_link=None) -> View:
     """The game at the board now (``--once``): its state and time control, no events."""
-    from host_tools.link import Link, LinkError
+    from host_tools.common.link import Link, LinkError
 
     view = View()
     with (open_link or Link)(port) as link:

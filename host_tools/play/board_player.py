@@ -1,10 +1,10 @@
 """The player at the board, seen from the PC: the board as one side of a game the PC drives.
 
-Start reading at ``BoardPlayer``. It wraps an open ``host_tools.link.Link`` and speaks the
+Start reading at ``BoardPlayer``. It wraps an open ``host_tools.common.link.Link`` and speaks the
 board's remote-side commands (``move``, ``undo``, ``resign``, ``clock``, ``start``; see
 firmware/link/server.py): the PC gives the board its side's moves (``play``), which the player
 puts down, and waits for the player's own (``wait_move``) and for the count (``wait_count``).
-``host_tools/gtp_board.py`` (the board as a GTP engine) and ``host_tools/play.py`` (an engine
+``host_tools/play/gtp_board.py`` (the board as a GTP engine) and ``host_tools/play/play.py`` (an engine
 against the board) build on it.
 
 Points are the rules' codes ``y << 5 | x`` (y from the bottom), 1023 a pass. Every wait polls
@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from host_tools.link import LinkError
+from host_tools.common.link import LinkError
 
 PASS = 1023
 NOT_CLEAR_RETRY_S = 0.5  # how often ``start`` is asked again while the faces say what to clear

@@ -39,7 +39,7 @@ from firmware.rules.go import KO_RULES, Game, fixed_handicap
 from firmware.rules.go_board import BLACK, WHITE
 from firmware.rules.go_count import result_sgf
 from firmware.settings import TEXT_MAX as NAME_MAX  # a player's name on the board
-from host_tools.board_player import PASS, BoardError, BoardPlayer, GameOver, Illegal
+from host_tools.play.board_player import PASS, BoardError, BoardPlayer, GameOver, Illegal
 
 NAME = "Tengen board"
 DEFAULT_OPPONENT = "GTP opponent"
@@ -534,7 +534,7 @@ def run(port: str, opponent: str = DEFAULT_OPPONENT, log=_stderr_log) -> None:
     """The board at ``port`` as a GTP engine on stdin/stdout until ``quit`` or the end of
     the input; the board's events off again at the end. Raises LinkError if the port cannot
     be used, BoardError if the board will not play."""
-    from host_tools.link import Link, set_clock, stop_watching
+    from host_tools.common.link import Link, set_clock, stop_watching
 
     link = Link(port)
     try:

@@ -30,8 +30,8 @@ from firmware.rules.coords import GO_COLUMNS, GOMOKU_COLUMNS, vertex
 from firmware.rules.go_count import result_sgf
 from firmware.rules.gomoku import PASS, xy
 from firmware.settings import TEXT_MAX as NAME_MAX  # a player's name on the board
-from host_tools.board_player import BoardError, GameOver, Illegal
-from host_tools.engines import (
+from host_tools.play.board_player import BoardError, GameOver, Illegal
+from host_tools.play.engines import (
     BLACK,
     RESIGN,
     WHITE,
@@ -96,7 +96,7 @@ def move_text(colour: int, p: int, game: str) -> str:
 
 
 def _default_player(link):
-    from host_tools.board_player import BoardPlayer
+    from host_tools.play.board_player import BoardPlayer
 
     return BoardPlayer(link)
 
@@ -149,7 +149,7 @@ def run(
 ) -> dict:
     """Play one game: the engine ``engine_cmd`` against the player at the board.
 
-    ``link_or_port``: an open ``host_tools.link.Link`` or a port path (opened and closed
+    ``link_or_port``: an open ``host_tools.common.link.Link`` or a port path (opened and closed
     here). ``colour``: the engine's side (``black``/``white``; default the board's ``remote``
     setting, else white). ``protocol``: ``auto``, ``gtp`` (Go) or ``gomocup`` (the Gomoku
     games). ``say`` gets each output line. ``player_factory(link)`` makes the BoardPlayer
@@ -165,7 +165,7 @@ def run(
     link = link_or_port
     opened = isinstance(link_or_port, str)
     if opened:
-        from host_tools.link import Link
+        from host_tools.common.link import Link
 
         link = Link(link_or_port)
     player = (player_factory or _default_player)(link)

@@ -11,7 +11,7 @@ coordinates written by the library, not by hand.
 The SGF of a synced game carries its proof (``proof_values``): the board's record itself and its
 HMAC in the private root property ``TG`` (SGF FF[4] §2.2.4: two capital letters, no standard
 property's; §2.2.3: viewers keep or skip a property they do not know). Everything else in the
-SGF is derived from that record, so ``tengen verify`` (host_tools/sgf_check.py) can write the
+SGF is derived from that record, so ``tengen verify`` (host_tools/records/sgf_check.py) can write the
 SGF again from the record and compare it byte for byte.
 
 Clocks (a MOVE's ``clocks``: black main ms, black units, white main ms, white units; the
@@ -35,7 +35,7 @@ from firmware.referee import incidents as INC
 from firmware.rules.go import fixed_handicap
 from firmware.store import records as R
 from firmware.ui import arbiter as A
-from host_tools import words as W
+from host_tools.common import words as W
 
 # Why a game ended (the RESULT record's ``reason``): firmware/match.py END_*, and 5 the
 # arbiter's decision (firmware/app.py, arbiter RESULT).
@@ -172,7 +172,7 @@ def read_game(records) -> Game:
 
 
 def incident_text(kind, detail, header) -> str:
-    """An incident in words (host_tools/words.py), its detail said, not numbered."""
+    """An incident in words (host_tools/common/words.py), its detail said, not numbered."""
     return W.line(*W.incident(kind, detail, header.get("kind", R.GO) != R.GO))
 
 
@@ -382,7 +382,7 @@ def clock_properties(tc: C.TimeControl | None, game: Game) -> list[dict]:
 
 def header_extra(header: dict) -> dict:
     """The header's ``extra`` (the players, event, round, table: firmware/match.py) as a dict;
-    {} if it is missing or not a JSON object. The one reader of it (``sync``, ``hall_state``
+    {} if it is missing or not a JSON object. The one reader of it (``sync``, ``hall.state``
     too)."""
     try:
         extra = json.loads(header.get("extra") or "{}")
@@ -394,7 +394,7 @@ def header_extra(header: dict) -> dict:
 def swap_players(names: dict, swapped: bool) -> dict:
     """``names`` (a copy) as they played: after a Renju swap (三手可交换) the one who set up as
     White plays Black, so "black" and "white" change places. The one place the swap is made
-    (``players`` here, ``sync.index_entry``, ``hall_state.Hall``)."""
+    (``players`` here, ``sync.index_entry``, ``hall.state.Hall``)."""
     if not swapped:
         return dict(names)
     return dict(names, black=names.get("white"), white=names.get("black"))

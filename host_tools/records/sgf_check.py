@@ -1,7 +1,7 @@
 """Is an SGF the game the board recorded? What ``tengen verify game.sgf`` runs.
 
 An SGF that ``sync`` or ``export`` wrote carries its proof in the private root property ``TG``
-(``host_tools/export.py``, ``proof_values``): the board's record (the .bin, in base64) and the
+(``host_tools/records/export.py``, ``proof_values``): the board's record (the .bin, in base64) and the
 board's HMAC of it. Everything else in the SGF is derived from that record. So the SGF is
 checked in two steps:
 
@@ -37,8 +37,8 @@ from pathlib import Path
 
 from sgfmill import sgf
 
-from host_tools import export as X
-from host_tools import verify as V
+from host_tools.records import export as X
+from host_tools.records import verify as V
 
 SIDE_NAME = "the SGF"
 NO_PROOF = (
@@ -189,7 +189,7 @@ def verify_sgf(
     inside checked, then the SGF written again from it and compared. ``secret`` the board's
     key, else ``key_for(the record's board id)``. Without ``TG``: checked against
     ``bin_beside`` (the game's .bin, if it is there), else FAILED (``NO_PROOF``)."""
-    from host_tools import sync as S
+    from host_tools.records import sync as S
 
     proof = read_proof(data)
     if proof is None:

@@ -9,7 +9,7 @@ Start reading at ``sync``. The layout under a root folder (``--dest``, else
     ROOT/index.json, ROOT/index.csv     every game synced into ROOT, one entry each
     ROOT/<board id>/                    one folder per board
         <date>_<game:06d>.bin           the game's bytes exactly as the board keeps them
-        <date>_<game:06d>.sgf           the SGF (host_tools/export.py), carrying the .bin and
+        <date>_<game:06d>.sgf           the SGF (host_tools/records/export.py), carrying the .bin and
                                         its HMAC (``TG``): it verifies alone. Gomoku/Renju
                                         also .psq
         <date>_<game:06d>.json          the sidecar: board, CRC, HMAC, header, each move's
@@ -43,10 +43,10 @@ import zlib
 from pathlib import Path
 
 from firmware.store import records as R
-from host_tools import export as X
-from host_tools import verify as V
-from host_tools import words
-from host_tools.link import LinkError
+from host_tools.common import words
+from host_tools.common.link import LinkError
+from host_tools.records import export as X
+from host_tools.records import verify as V
 
 CHUNK = 2048  # ``get``'s largest chunk
 DATA_ENV = "TENGEN_DATA_DIR"  # replaces the user data folder (tests, scripts)
@@ -112,7 +112,7 @@ def sidecar(game_no: int, game_bytes: bytes, recs: list, board: str, mac: str | 
                 {"kind": kind, "move": move_no, "time_ms": time_ms, "points": list(points)}
             )
             incidents[-1]["detail"] = detail
-            # the codes for programs, the words for people (host_tools/words.py)
+            # the codes for programs, the words for people (host_tools/common/words.py)
             incidents[-1]["words"] = X.incident_text(kind, detail, recs[0][1])
         elif t == R.EDIT:
             _, kind, move_no, time_ms, args = rec

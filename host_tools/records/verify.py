@@ -10,7 +10,7 @@ unaltered from that board: anyone can rewrite a game and its checksums.
 
 An SGF that ``sync`` or ``export`` wrote carries the game's bytes and HMAC inside it: it is
 checked alone, the record inside as here and the SGF against that record
-(``host_tools/sgf_check.py``).
+(``host_tools/records/sgf_check.py``).
 
 Start reading at ``verify_paths`` (what ``tengen verify`` runs): one report per file, each
 ``ok`` (checksums and HMAC checked), ``ok, HMAC not checked (why)`` or ``FAILED: why``; bad
@@ -38,7 +38,7 @@ EXIT_FAILED = 1
 EXIT_UNCHECKED = 3
 NOT_PAIRED = "board not paired: tengen pair"
 _NOT_THE_BYTES = (".json", ".psq")  # a game's other files: verify its .bin
-SGF = ".sgf"  # checked itself: the record inside it (host_tools/sgf_check.py)
+SGF = ".sgf"  # checked itself: the record inside it (host_tools/records/sgf_check.py)
 
 
 def crc32(data: bytes) -> int:
@@ -290,7 +290,7 @@ def verify_file(
     except OSError as e:
         return failed(name, "cannot read: %s" % (e.strerror or e))
     if path.suffix.lower() == SGF:
-        from host_tools import sgf_check
+        from host_tools.records import sgf_check
 
         return sgf_check.verify_sgf(name, data, secret, key_for, path.with_suffix(".bin"))
     side, bad_side = read_side(path)
@@ -312,7 +312,7 @@ def verify_paths(
     (their .bin and .sgf files, recursively); a game's .json or .psq stands for its .bin; an
     SGF is checked by the record it carries (``sgf_check.verify_sgf``).
     ``secret`` the board's key for every game, else ``key_for(board id)`` (the paired keys:
-    ``host_tools.keys.get``)."""
+    ``host_tools.common.keys.get``)."""
     reports = []
     for name, why in _files(names):
         if why is not None:

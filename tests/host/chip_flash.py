@@ -4,8 +4,8 @@ Start reading at ``littlefs``. MicroPython's unix port formats a LittleFS2 on a 
 firmware's own ``FileBlockDevice``, firmware/store/blockdev.py) exactly as the rp2 port's
 ``_boot.py`` formats its flash (4,096-byte blocks, ``progsize=256``, the other sizes its
 defaults) and copies a folder's files into it: the chip mounts it as if it had written it
-itself. ``Chip(fs=(path, offset))`` (host_tools/emulator.py) loads it at the image's
-filesystem offset (``host_tools.image.filesystem``). No game needs playing to fill it: the
+itself. ``Chip(fs=(path, offset))`` (host_tools/board/emulator.py) loads it at the image's
+filesystem offset (``host_tools.board.image.filesystem``). No game needs playing to fill it: the
 journal's files are written by the firmware's ``Journal`` (on CPython, the same bytes), then
 copied in.
 """
@@ -80,7 +80,7 @@ def littlefs(src: Path, out: Path, size: int) -> int:
 
 def board_files(dest: Path) -> None:
     """What ``tengen deploy`` puts beside a Tengen image (boot.py, main.py), under ``dest``."""
-    from host_tools.deploy import SOURCE_FILES
+    from host_tools.board.deploy import SOURCE_FILES
 
     dest.mkdir(parents=True, exist_ok=True)
     for name in SOURCE_FILES:

@@ -1,7 +1,7 @@
 """The player at a virtual board facing an engine (issue L): what the journeys' hands do.
 
 Start reading at ``Seat.run``. The seat sees only what a player sees — the faces' glass and
-the buzzer (``host_tools.scripted.Hands`` reads the virtual board's lines) — and acts only with
+the buzzer (``host_tools.hall.scripted.Hands`` reads the virtual board's lines) — and acts only with
 the board's hands: stones put and lifted on the 19x19 grid, the paddles, the keys. When its face
 shows the engine's move (``W E5``) it puts that stone down (once, on purpose, first on a wrong
 point: the face must say where it belongs) and lifts what it captures; on its own turn it
@@ -23,7 +23,7 @@ from firmware.hal.virtual import shown
 from firmware.referee import incidents as INC
 from firmware.rules.coords import GO_COLUMNS, GOMOKU_COLUMNS
 from firmware.ui import texts as T
-from host_tools import scripted as S
+from host_tools.hall import scripted as S
 
 BLACK, WHITE = 1, 2
 LOOK_MS = 60  # the seat looks at its face this often (board time)
@@ -82,7 +82,7 @@ def renju_policy(seed: int):
 
 
 class Seat(threading.Thread):
-    """The player of ``human`` (BLACK or WHITE) at ``board`` (``host_tools.sim.Board``) in a
+    """The player of ``human`` (BLACK or WHITE) at ``board`` (``host_tools.board.sim.Board``) in a
     game the seat keeps as ``game`` (a fresh ``firmware.rules`` game object of the board's
     kind and size); ``policy(game, colour)`` its moves ((x, y) or None: a pass). ``wrong``:
     the engine's move number at which the stone goes first on a wrong point. ``dead(game)``:

@@ -1,4 +1,4 @@
-"""The hall's broker is Debian's Mosquitto, configured by ``host_tools/broker.py``: the relay
+"""The hall's broker is Debian's Mosquitto, configured by ``host_tools/hall/broker.py``: the relay
 may publish, the public may only read, nobody anonymous; retained snapshots and the hall's
 queued events outlive a restart."""
 
@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from host_tools import feed as F
-from host_tools.broker import MAX_PACKET, Broker, BrokerError, acl_text, mosquitto
+from host_tools.hall import feed as F
+from host_tools.hall.broker import MAX_PACKET, Broker, BrokerError, acl_text, mosquitto
 
 paho = pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is needed (make venv)")
 

@@ -1,7 +1,7 @@
-"""The chip's budgets as checks that fail, on the emulated RP2040 (host_tools/budgets.py).
+"""The chip's budgets as checks that fail, on the emulated RP2040 (host_tools/board/budgets.py).
 
 Start reading at ``test_a_fresh_board_has_its_heap_and_boots_in_time``. The Tengen image boots
-on the emulator (host_tools/emulator.py's ``Chip``) and the board says its figures in its
+on the emulator (host_tools/board/emulator.py's ``Chip``) and the board says its figures in its
 link's ``hello`` (firmware/link/server.py): the free heap after ``build()``, now (after a
 collection) and the least seen, and ``face_ms``, the tick of the first face drawn (the RP2040's
 ticks count from power-up: emulated ms, cycle-counted). Two boards:
@@ -31,9 +31,9 @@ from pathlib import Path
 
 import pytest
 
-from host_tools import budgets
-from host_tools import emulator as E
-from host_tools.link import Link, LinkError
+from host_tools.board import budgets
+from host_tools.board import emulator as E
+from host_tools.common.link import Link, LinkError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,7 +61,7 @@ def _tengen(*args, timeout=600):
 def _hello(chip, wait=300.0):
     # The app's hello once it answers; a board whose boot stopped says why on its console
     # (main.py: "tengen: fatal: ...") and is not waited for.
-    from host_tools.deploy import wait_for_hello
+    from host_tools.board.deploy import wait_for_hello
 
     end = time.monotonic() + wait
     hello = None
@@ -141,7 +141,7 @@ def test_a_fresh_board_has_its_heap_and_boots_in_time(image, emu, tmp_path):
 
 
 def test_the_journal_at_a_thousand_games_answers_on_the_chip(image, emu, tmp_path):
-    from host_tools.image import Image, filesystem
+    from host_tools.board.image import Image, filesystem
     from tests.host import chip_flash
     from tests.host.test_journal_heap import journal
 

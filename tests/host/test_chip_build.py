@@ -1,8 +1,8 @@
-"""``make chip`` (host_tools/chip.py): the Tengen image built for real, and its gate.
+"""``make chip`` (host_tools/board/chip.py): the Tengen image built for real, and its gate.
 
 The project's patch is applied to the offline kit's own tools/mpy-tool.py and then seen as
 applied. The images come from the ``chip_images`` fixture (tests/host/conftest.py), built
-through ``host_tools.chip.ensure`` from the offline kit ($TENGEN_SHARED/rp2) or a $MICROPY_DIR
+through ``host_tools.board.chip.ensure`` from the offline kit ($TENGEN_SHARED/rp2) or a $MICROPY_DIR
 checkout with the ARM toolchain: where either is missing those tests skip and say why. The
 built image passes ``tengen image check`` and calls itself v1.28.0, not this repository's
 ``git describe``; the image built without the patch fails the check with its misaligned
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from host_tools import chip
-from host_tools import image as I
+from host_tools.board import chip
+from host_tools.board import image as I
 
 ROOT = Path(__file__).resolve().parents[2]
 MPY_TOOL = "tools/mpy-tool.py"
@@ -151,7 +151,7 @@ def test_what_an_image_is_made_of():
 def test_make_chip_builds_the_image_the_check_passes(chip_images):
     # The entry point make chip runs (everything is up to date after the fixture: seconds).
     done = subprocess.run(
-        [sys.executable, "-m", "host_tools.chip", "--variant", "tengen"],
+        [sys.executable, "-m", "host_tools.board.chip", "--variant", "tengen"],
         cwd=ROOT,
         env=dict(os.environ, PYTHONPATH=str(ROOT)),
         capture_output=True,

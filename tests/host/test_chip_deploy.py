@@ -13,8 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from host_tools.emulator import Chip
-from host_tools.link import Link
+from host_tools.board.emulator import Chip
+from host_tools.common.link import Link
 
 PIN = "0000"  # the factory PIN (firmware/settings.py)
 BIN = Path(sys.executable).parent  # the installed tengen and mpremote (make venv)

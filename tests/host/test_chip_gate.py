@@ -1,5 +1,5 @@
 """A board built from a misaligned image never plays silently wrong (issue 25): the images on
-the emulated RP2040 (host_tools/emulator.py), each on a fresh flash.
+the emulated RP2040 (host_tools/board/emulator.py), each on a fresh flash.
 
 - At the REPL, firmware/imagecheck.py reads every frozen native and viper function's code
   address from the chip's RAM; they must be exactly the addresses of the ``fun_data_*``
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from host_tools import image as I
+from host_tools.board import image as I
 
 ROOT = Path(__file__).resolve().parents[2]
 MPREMOTE = [sys.executable, "-m", "mpremote"]
@@ -66,7 +66,7 @@ def _image(chip_images, variant) -> Path:
 
 @pytest.fixture
 def chip_factory(tmp_path, emu):
-    from host_tools import emulator
+    from host_tools.board import emulator
 
     chips = []
 

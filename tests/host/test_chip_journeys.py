@@ -1,4 +1,4 @@
-"""Journeys on the emulated chip: the Tengen image on an emulated RP2040 (host_tools/emulator.py),
+"""Journeys on the emulated chip: the Tengen image on an emulated RP2040 (host_tools/board/emulator.py),
 reached by the installed ``tengen`` over the bridged pty as a board on USB, played by stones on
 the emulator's Hall grid and by its paddles and keys, its faces read off their glass.
 
@@ -11,7 +11,7 @@ sees a MicroPython board not running the app, ``tengen deploy`` puts it on, the 
 the maker's calibration at the keys; a Go game with a capture, dead stones and the count,
 synced home and compared with the game played; a power cut mid-game; a Renju game to Black's
 foul. What is checked is what the board says over its link (``tengen watch --once``), what
-its faces show (the HT1621 writes decoded by ``host_tools/emulator_glass.js``, read as the
+its faces show (the HT1621 writes decoded by ``host_tools/board/emulator_glass.js``, read as the
 virtual board reads its glass: README's words), what it stores (``tengen sync``'s SGF), and
 that the chip took no HardFault. Waits are for what the board says, never for a time; the
 hands take the chip's own time (``Chip.settle``).
@@ -34,8 +34,9 @@ import pytest
 from sgfmill import sgf
 
 from firmware.hal.virtual import shown
-from host_tools import emulator, watch
-from host_tools.link import RUNTIME_ENV
+from host_tools.board import emulator
+from host_tools.common.link import RUNTIME_ENV
+from host_tools.live import watch
 
 ROOT = Path(__file__).resolve().parents[2]
 TENGEN = Path(sys.executable).parent / "tengen"

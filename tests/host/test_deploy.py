@@ -1,4 +1,4 @@
-"""``tengen deploy`` without hardware (host_tools/deploy.py): the build, the mpremote command
+"""``tengen deploy`` without hardware (host_tools/board/deploy.py): the build, the mpremote command
 lines, the errors; and the freeze manifest (hardware/manifest.py) agreeing with the build."""
 
 import ast
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from host_tools import deploy as D
-from host_tools.link import LinkError
+from host_tools.board import deploy as D
+from host_tools.common.link import LinkError
 
 ROOT = Path(__file__).resolve().parents[2]
 MP = ["mpremote-test"]
@@ -713,7 +713,7 @@ def test_deploy_to_the_virtual_board_explains_and_leaves_it_running(tmp_path):
     # the board plays on. The hello wait itself works over the same pty.
     import os
 
-    from host_tools.link import RUNTIME_ENV, Link
+    from host_tools.common.link import RUNTIME_ENV, Link
 
     sys.path.insert(0, str(ROOT / "tests" / "host"))
     try:
@@ -726,7 +726,7 @@ def test_deploy_to_the_virtual_board_explains_and_leaves_it_running(tmp_path):
     env["TENGEN_CONFIG_DIR"] = str(tmp_path / "config")
     sim = Sim(tmp_path / "flash", env)
     try:
-        noted = lambda: [sim.link]  # noqa: E731 (what host_tools.link.virtual_ports says)
+        noted = lambda: [sim.link]  # noqa: E731 (what host_tools.common.link.virtual_ports says)
         for virtual in (noted, list):
             run = FakeBoard()
             with pytest.raises(D.DeployError) as e:
@@ -837,6 +837,10 @@ def test_deploy_build_only_from_an_installed_wheel(tmp_path):
     for f in D.board_modules() + ["boot.py", "main.py", "hardware/manifest.py"]:
         assert board + f in names, f
     assert "firmware/rules/go.py" in names  # the importable package too
+    # The host tools' own files that are not Python (pyproject.toml's package-data): the
+    # hall's pages and the emulator's glass model.
+    assert "host_tools/hall/web/hall.js" in names
+    assert "host_tools/board/emulator_glass.js" in names
 
     # A fresh environment: the wheel installed, its dependencies borrowed from this one by a
     # .pth (nothing downloaded); no checkout anywhere on its path.
@@ -860,7 +864,7 @@ def test_deploy_build_only_from_an_installed_wheel(tmp_path):
     elsewhere.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     where = subprocess.run(
-        [str(python), "-c", "from host_tools import deploy; print(deploy.board_root())"],
+        [str(python), "-c", "from host_tools.board import deploy; print(deploy.board_root())"],
         cwd=elsewhere,
         capture_output=True,
         text=True,
@@ -939,7 +943,7 @@ class _Repl:
 def test_a_board_at_the_repl_is_not_taken_for_an_app_that_refused():
     # README (hardware) §8 step 8 on a freshly flashed board: the REPL echoes the hello; that
     # echo is no reply (it read as "error" with no message and stopped the deploy).
-    from host_tools.link import Link
+    from host_tools.common.link import Link
 
     link = Link(_Repl(), timeout=0.2, retries=0)
     with pytest.raises(LinkError) as e:

@@ -25,7 +25,7 @@ from firmware.hal.virtual import shown
 from firmware.rules.go import Game
 from firmware.rules.gomoku import RENJU, Gomoku
 from firmware.ui import texts as T
-from host_tools.link import RUNTIME_ENV, Link
+from host_tools.common.link import RUNTIME_ENV, Link
 from tests.host import seat as SEAT
 from tests.host.test_gtp_match import find_gnugo, node_and_gtp, run_match
 from tests.host.test_pbrain import build_brain
@@ -153,7 +153,7 @@ def gnu_go_plays_white(tmp_path, env, dead, wrong=0, cwd=None):
     player, then passes; ``dead``: how it treats GNU Go's dead stones), ``tengen play`` runs
     GNU Go as White from ``cwd``. Yields ``(board, seat, run, summary)`` once tengen play has
     ended well; stops the seat and the board whatever happens."""
-    from host_tools.sim import Board
+    from host_tools.board.sim import Board
 
     path = gnugo_or_skip()
     board = Board(tmp_path / "flash", seed=4)
@@ -234,7 +234,7 @@ def test_a_count_gnu_go_does_not_share_is_said_and_recorded(tmp_path, env):
 
 @needs_board
 def test_sabaki_gtp_runs_gnu_go_against_tengen_gtp_board(tmp_path, env):
-    from host_tools.sim import Board
+    from host_tools.board.sim import Board
 
     path = gnugo_or_skip()
     tools = node_and_gtp()
@@ -300,7 +300,7 @@ def _code(v: str) -> int:
 
 @needs_board
 def test_a_renju_game_against_a_gomocup_brain_to_a_five_or_a_foul(tmp_path, env):
-    from host_tools.sim import Board
+    from host_tools.board.sim import Board
 
     brain = build_brain(tmp_path)
     board = Board(tmp_path / "flash", seed=8)

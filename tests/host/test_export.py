@@ -1,4 +1,4 @@
-"""host_tools/export.py: journaled games to SGF (checked with sgfmill and the firmware rules)
+"""host_tools/records/export.py: journaled games to SGF (checked with sgfmill and the firmware rules)
 and Piskvork .psq; the @sabaki/sgf parser reads the SGF too when node can load it."""
 
 import json
@@ -11,7 +11,7 @@ from firmware.clock import control as C
 from firmware.rules.go import Game, fixed_handicap
 from firmware.store import records as R
 from firmware.store.journal import Journal
-from host_tools import export as X
+from host_tools.records import export as X
 
 BLACK, WHITE = 1, 2
 
@@ -415,7 +415,7 @@ def test_sabaki_sgf_reads_it(tmp_path):
 
 
 def test_verify_live_and_packed(tmp_path):
-    from host_tools import verify as V
+    from host_tools.records import verify as V
 
     secret = b"board-secret-0001"
     j = Journal(str(tmp_path / "g"), free=lambda: 10 << 20)

@@ -1,4 +1,4 @@
-"""The hall's wire format (``host_tools/feed.py``) with real journal records: what the board
+"""The hall's wire format (``host_tools/hall/feed.py``) with real journal records: what the board
 journals crosses the relay's JSON and comes out the same records, so the hall's SGF is the
 one ``tengen sync`` writes; bad topics and payloads are refused with their reason."""
 
@@ -8,8 +8,8 @@ import random
 import pytest
 
 from firmware.store import records as R
-from host_tools import export as X
-from host_tools import feed as F
+from host_tools.hall import feed as F
+from host_tools.records import export as X
 from tests.host.test_export import go_events, go_header, journal_game, renju_records
 
 

@@ -1,4 +1,4 @@
-"""Finding boards (host_tools/link.py ``find_boards``) and ``tengen boards``: the ports that
+"""Finding boards (host_tools/common/link.py ``find_boards``) and ``tengen boards``: the ports that
 could not be used are said, with why (busy, permission denied: the group to join; no answer),
 in the text output and in --json. The USB ports are faked (``list_ports.comports`` and the
 opener ``serial.Serial``); one busy port is a real pseudo-terminal held open by another link.
@@ -13,8 +13,8 @@ import pytest
 import serial
 from typer.testing import CliRunner
 
-from host_tools import link as L
 from host_tools.cli import app
+from host_tools.common import link as L
 
 
 class FakeBoard:
@@ -165,9 +165,9 @@ def test_the_group_hint_names_the_ports_group(tmp_path):
 
 
 def test_an_emulated_chip_noted_is_found_and_is_no_virtual_board(usb, monkeypatch):
-    # host_tools/emulator.py notes its pty as a "chip": find_boards tries it after USB and the
+    # host_tools/board/emulator.py notes its pty as a "chip": find_boards tries it after USB and the
     # virtual boards; deploy's is_virtual (the "virtual" notes) does not take it for tengen sim.
-    from host_tools import deploy
+    from host_tools.board import deploy
 
     PORTS["/tmp/chip/ttyEMU"] = lambda port, *a, **kw: FakeBoard(port)
     monkeypatch.setattr(L.list_ports, "comports", lambda: [])

@@ -1,4 +1,4 @@
-"""host_tools/gtp_board.py (``tengen gtp --board``) and host_tools/board_player.py against a
+"""host_tools/play/gtp_board.py (``tengen gtp --board``) and host_tools/play/board_player.py against a
 fake board: an in-memory stand-in for the board's link that keeps a game of Go by the rules,
 commits a remote stone a few ``state`` polls after it was sent (the player putting it down)
 and plays the scripted moves of the player at the board. The same fake answers over a
@@ -21,9 +21,9 @@ from firmware import settings as S
 from firmware.rules.coords import parse_vertex
 from firmware.rules.go import Game, fixed_handicap
 from firmware.rules.go_count import result_sgf
-from host_tools.board_player import PASS, BoardPlayer, GameOver, Illegal
-from host_tools.gtp_board import Engine, serve
-from host_tools.link import LinkError
+from host_tools.common.link import LinkError
+from host_tools.play.board_player import PASS, BoardPlayer, GameOver, Illegal
+from host_tools.play.gtp_board import Engine, serve
 
 BIN = Path(sys.executable).parent
 TENGEN = BIN / "tengen"

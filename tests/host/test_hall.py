@@ -1,6 +1,6 @@
-"""``tengen hall``: the model (``host_tools/hall_state.py``) fed real journal records across the
+"""``tengen hall``: the model (``host_tools/hall/state.py``) fed real journal records across the
 relay's JSON (``feed.event_payload`` -> ``Hall.handle``), and the real ``tengen hall`` process
-against Mosquitto (``host_tools/broker.py``) with a paho client publishing as a relay.
+against Mosquitto (``host_tools/hall/broker.py``) with a paho client publishing as a relay.
 
 The records are a real ``firmware/store/journal.py`` Journal's (tests/host/test_export.py's
 ``journal_game``), so the hall's broadcast SGF is compared with ``export`` of the very records
@@ -24,10 +24,10 @@ from pathlib import Path
 import pytest
 
 from firmware.store import records as R
-from host_tools import export as X
-from host_tools import feed as F
-from host_tools import pairings as P
-from host_tools.hall_state import Hall
+from host_tools.hall import feed as F
+from host_tools.hall import pairings as P
+from host_tools.hall.state import Hall
+from host_tools.records import export as X
 from tests.host.test_export import go_events, go_header, journal_game
 
 HALL = "h1"
@@ -335,7 +335,7 @@ def test_bad_pairings_say_which_line(text, words):
 
 def broker_or_skip(folder, hall=HALL):
     """A started ``Broker`` for ``hall``, or the test skipped saying how to get mosquitto."""
-    from host_tools import broker as B
+    from host_tools.hall import broker as B
 
     try:
         B.mosquitto()
@@ -427,7 +427,7 @@ def hall_env(tmp_path):
 
 def users_file(tmp_path):
     """A users file with ``ARBITER`` (written once per test folder)."""
-    from host_tools import hall_auth as AU
+    from host_tools.hall import auth as AU
 
     path = tmp_path / "hall-users"
     if not path.exists():

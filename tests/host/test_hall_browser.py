@@ -19,8 +19,8 @@ import time
 import pytest
 
 from firmware.store import records as R
-from host_tools import export as X
-from host_tools import watch as W
+from host_tools.live import watch as W
+from host_tools.records import export as X
 from tests.host.test_hall import (
     ARBITER,
     BOARD,

@@ -1,4 +1,4 @@
-"""``make hall-demo`` (host_tools/hall_demo.py) end to end: the broker, two virtual boards
+"""``make hall-demo`` (host_tools/hall/demo.py) end to end: the broker, two virtual boards
 playing scripted games, ``tengen relay`` and ``tengen hall`` as it starts them; the page's
 address printed, both boards online on the hall's API with the pairings' names, moves
 arriving; at the end (``--for``) every process it started is gone.
@@ -25,7 +25,7 @@ PREFIX = "Tengen hall demo: open "
 
 
 def _mosquitto():
-    from host_tools import broker
+    from host_tools.hall import broker
 
     try:
         return broker.mosquitto()
@@ -57,7 +57,7 @@ def test_the_hall_demo_shows_two_boards_playing_then_stops_everything(tmp_path):
     env["TENGEN_DATA_DIR"] = str(tmp_path / "data")
     folder = tmp_path / "demo"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "host_tools.hall_demo"]
+        [sys.executable, "-m", "host_tools.hall.demo"]
         + ["--boards", "2", "--pace", "1", "--for", "25", "--folder", str(folder)],
         cwd=ROOT,
         env=env,
@@ -129,8 +129,8 @@ def test_the_hall_demo_shows_two_boards_playing_then_stops_everything(tmp_path):
 
 
 def test_the_demo_pairings_are_a_pairings_file_and_bad_arguments_are_refused(tmp_path):
-    from host_tools import hall_demo as D
-    from host_tools import pairings as P
+    from host_tools.hall import demo as D
+    from host_tools.hall import pairings as P
 
     D.write_pairings(tmp_path / "p.csv", ["vaaa", "vbbb", "vccc"])
     rows = P.read(tmp_path / "p.csv")

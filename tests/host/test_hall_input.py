@@ -1,4 +1,4 @@
-"""The hall's door (``host_tools/hall_input.py``): no message takes the hall down, and what a
+"""The hall's door (``host_tools/hall/door.py``): no message takes the hall down, and what a
 relay's credentials can make it keep is bounded.
 
 The adversary publishes to the hall's broker with a relay's password (on its own topics,
@@ -27,9 +27,9 @@ import time
 import pytest
 
 from firmware.store import records as R
-from host_tools import feed as F
-from host_tools import hall_input as HI
-from host_tools.hall_state import Hall
+from host_tools.hall import door as HI
+from host_tools.hall import feed as F
+from host_tools.hall.state import Hall
 from tests.host.test_hall import (
     ARBITER,
     BOARD,
@@ -259,7 +259,7 @@ def test_no_malformed_message_reaches_the_pages(tmp_path, topic_leaf, bad):
 
 def test_a_good_proof_passes_the_door(tmp_path):
     from firmware.store import records as RR
-    from host_tools import hall_proof as P
+    from host_tools.hall import proof as P
 
     recs = go_records(tmp_path)
     hall = Hall(HALL, tmp_path / "feed")
@@ -382,7 +382,7 @@ def test_the_door_is_passed_once_for_both_views(tmp_path, caplog):
     # ``tengen hall``'s server: the live view and the public one, ``--delay`` behind. A bad
     # message is refused at the door once (counted once, said once), and never queued for
     # the public view; what the live view took reaches the public one, unchecked again.
-    from host_tools.hall import HallServer
+    from host_tools.hall.server import HallServer
 
     caplog.set_level(logging.INFO, logger="tengen.hall")
     recs = go_records(tmp_path)
@@ -423,7 +423,7 @@ def test_a_flood_of_snapshots_waits_for_the_public_view_within_its_bound(tmp_pat
     # Valid snapshots as fast as a relay can publish them, with a long delay: the live view
     # takes each, the public view's queue holds no more than its bound (the rest counted),
     # and a record is queued whatever the snapshots did.
-    from host_tools.hall import HallServer
+    from host_tools.hall.server import HallServer
 
     recs = go_records(tmp_path)
     lim = HI.Limits(pending_bytes=20_000)

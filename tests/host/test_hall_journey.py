@@ -14,7 +14,7 @@ import json
 import subprocess
 import time
 
-from host_tools import watch as W
+from host_tools.live import watch as W
 from tests.host import test_relay as TR
 from tests.host.test_hall import ARBITER, get, start_hall, stop_hall
 from tests.host.test_hall_browser import (

@@ -15,9 +15,9 @@ import json
 import subprocess
 
 from firmware.store import records as R
-from host_tools import export as X
-from host_tools import feed as F
-from host_tools import hall_proof as P
+from host_tools.hall import feed as F
+from host_tools.hall import proof as P
+from host_tools.records import export as X
 from tests.host import test_relay as TR
 from tests.host.test_hall import ARBITER, get, start_hall, stop_hall
 from tests.host.test_hall_browser import feed_sgf
@@ -55,8 +55,8 @@ def _hall_keys(tmp_path, env, *args):
 
 
 def _board_records(vb):
-    from host_tools import sync as S
-    from host_tools.link import Link
+    from host_tools.common.link import Link
+    from host_tools.records import sync as S
 
     with Link(vb.link) as link:
         data, _, _ = S.fetch(link, 1)
@@ -65,8 +65,8 @@ def _board_records(vb):
 
 def _live_bytes(vb):
     """The board's live game 1 as a relay reads it: its bytes and the board's HMAC of them."""
-    from host_tools import sync as S
-    from host_tools.link import Link
+    from host_tools.common.link import Link
+    from host_tools.records import sync as S
 
     with Link(vb.link) as link:
         data, _, mac, _ = S.read_from(link, 1)
@@ -84,7 +84,7 @@ def _everything_shown(url, board):
 
 
 def test_forged_replayed_reordered_dropped_records_never_reach_the_hall(tmp_path, env, broker):
-    from host_tools import verify as V
+    from host_tools.records import verify as V
 
     vb = VBoard(tmp_path / "flash", seed=3)
     relay = hall = None
@@ -241,7 +241,7 @@ def test_the_register_and_the_cli_refuse_what_is_not_a_board(tmp_path, env):
         timeout=60,
     )
     assert r.returncode == 2 and "not paired" in r.stderr
-    from host_tools import hall_boards as HB
+    from host_tools.hall import boards as HB
 
     reg = HB.parse("board,relay,key\nv1,r1,00ff\nv2,,\n")
     assert reg == {"v1": {"relay": "r1", "key": b"\x00\xff"}, "v2": {"relay": None, "key": None}}
@@ -267,8 +267,8 @@ def _model_game(tmp_path):
 
 
 def test_a_proof_that_does_not_hold_keeps_the_game_out_of_the_feed(tmp_path):
-    from host_tools import verify as V
-    from host_tools.hall_state import Hall
+    from host_tools.hall.state import Hall
+    from host_tools.records import verify as V
 
     board, no, data, recs = _model_game(tmp_path)
     key = bytes(range(32))
@@ -305,7 +305,7 @@ def test_a_proof_that_does_not_hold_keeps_the_game_out_of_the_feed(tmp_path):
 
 
 def test_without_a_key_a_proof_proves_nothing(tmp_path):
-    from host_tools.hall_state import Hall
+    from host_tools.hall.state import Hall
 
     board, no, data, recs = _model_game(tmp_path)
     hall = Hall("h", tmp_path / "feed")
@@ -333,7 +333,7 @@ def _events(board, no, recs, key, reads, forge=None):
     """The relay's events for records ``reads[0]..`` read by reads (each read's last record
     with the board's HMAC of the bytes through it), as ``(seq, payload)``; ``forge`` may
     change ``(seq, rec, raw, mac)`` before each is made."""
-    from host_tools import verify as V
+    from host_tools.records import verify as V
 
     data, ends = _live(recs)
     out, start = [], 0
@@ -361,7 +361,7 @@ def _shown(hall, board, no):
 
 
 def test_live_records_reach_the_hall_as_the_boards_mac_proves_them(tmp_path):
-    from host_tools.hall_state import Hall
+    from host_tools.hall.state import Hall
 
     board, no, _, recs = _model_game(tmp_path)
     key = bytes(range(32))
@@ -389,8 +389,8 @@ def test_live_records_reach_the_hall_as_the_boards_mac_proves_them(tmp_path):
 
 
 def test_forged_replayed_reordered_or_dropped_live_records_never_reach_the_hall(tmp_path):
-    from host_tools import verify as V
-    from host_tools.hall_state import Hall
+    from host_tools.hall.state import Hall
+    from host_tools.records import verify as V
 
     board, no, _, recs = _model_game(tmp_path)
     key = bytes(range(32))
@@ -449,7 +449,7 @@ def test_forged_replayed_reordered_or_dropped_live_records_never_reach_the_hall(
 
 
 def test_a_relays_snapshot_never_shows_a_position_the_board_did_not_prove(tmp_path):
-    from host_tools.hall_state import Hall
+    from host_tools.hall.state import Hall
     from tests.host.test_hall import state_body
 
     board, no, _, recs = _model_game(tmp_path)
@@ -489,8 +489,8 @@ def test_a_restarted_hall_gives_its_public_view_the_proven_live_records(tmp_path
     # reaches it): a restarted hall hands it the records it kept with their bytes and MAC.
     import time
 
-    from host_tools.hall import HallServer
-    from host_tools.hall_state import Hall
+    from host_tools.hall.server import HallServer
+    from host_tools.hall.state import Hall
 
     board, no, _, recs = _model_game(tmp_path)
     key = bytes(range(32))

@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from host_tools import feed as F
+from host_tools.hall import feed as F
 from tests.host.test_hall import (
     ARBITER,
     BOARD,
@@ -291,8 +291,8 @@ async def _login_checks(url):
 def test_a_restarted_hall_shows_the_public_only_what_is_delay_old(tmp_path):
     # The records read back from the feed folder: the old ones public at once, the one that
     # came less than the delay ago only once its time comes.
-    from host_tools.hall import HallServer
-    from host_tools.hall_state import Hall
+    from host_tools.hall.server import HallServer
+    from host_tools.hall.state import Hall
 
     recs = go_records(tmp_path)
     now = time.time()

@@ -16,7 +16,7 @@ from sgfmill import sgf
 
 from bench import hall_scale
 from bench.standin import Host, make_boards
-from host_tools.link import Link
+from host_tools.common.link import Link
 
 ROOT = Path(__file__).resolve().parents[2]
 TENGEN = Path(sys.executable).parent / "tengen"
@@ -131,7 +131,7 @@ def test_the_report_names_missing_and_repeated_moves():
 
 def _components():
     # Why the bench cannot run here, or None.
-    from host_tools.broker import BrokerError, mosquitto
+    from host_tools.hall.broker import BrokerError, mosquitto
 
     try:
         mosquitto()

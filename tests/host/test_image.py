@@ -1,4 +1,4 @@
-"""``tengen image check`` (host_tools/image.py) on real ARM ELF files.
+"""``tengen image check`` (host_tools/board/image.py) on real ARM ELF files.
 
 Each image is assembled and linked here with Debian's binutils-arm-none-eabi (``make``
 installs it where it can; these tests skip without it): the frozen functions' data as
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from host_tools import image as I
+from host_tools.board import image as I
 from host_tools.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,9 +1,9 @@
 """The boot's alignment check (firmware/imagecheck.py) against the sources, and ``tengen
 deploy`` refusing a board whose image has misaligned frozen machine code (the probe's
-``image``, host_tools/deploy.py ``image_fault``), with tests/host/test_deploy.py's fakes.
+``image``, host_tools/board/deploy.py ``image_fault``), with tests/host/test_deploy.py's fakes.
 
 What the check finds on the unix port is compared name by name with what the sources say
-is machine code (host_tools/image.py ``native_functions``, the AST) and the scopes nested in
+is machine code (host_tools/board/image.py ``native_functions``, the AST) and the scopes nested in
 native functions, which it reaches through their child tables; tests/host/test_chip_gate.py
 compares it with the image's ELF on the emulated chip.
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from firmware import imagecheck as IC
-from host_tools import deploy as D
-from host_tools import image as I
+from host_tools.board import deploy as D
+from host_tools.board import image as I
 from tests.host.test_deploy import FakeBoard, _go, _mp_commands
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
-"""``tengen play``'s parts with fakes only: the engines' clients (host_tools/engines.py) against
+"""``tengen play``'s parts with fakes only: the engines' clients (host_tools/play/engines.py) against
 small engines written here as Python scripts that speak GTP and the Gomocup protocol, and the
-match loop (host_tools/play.py) against a fake BoardPlayer that keeps a game in memory.
+match loop (host_tools/play/play.py) against a fake BoardPlayer that keeps a game in memory.
 
 The coordinate edge is the point: GTP's Q16 is (15, 15), Gomocup's 7,0 the TOP row (y 14 on
 15x15). Real engines (GNU Go) against the virtual board are the journeys' business.
@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from firmware.clock import control as C
 from firmware.rules.gomoku import PASS, point
-from host_tools import engines as E
-from host_tools import play as P
-from host_tools.board_player import BoardError, GameOver, Illegal
+from host_tools.play import engines as E
+from host_tools.play import play as P
+from host_tools.play.board_player import BoardError, GameOver, Illegal
 
 BLACK, WHITE = 1, 2
 

@@ -1,4 +1,4 @@
-"""Time that survives the power, on the virtual board itself: ``python -m host_tools.sim`` (the
+"""Time that survives the power, on the virtual board itself: ``python -m host_tools.board.sim`` (the
 board on the MicroPython unix port, test_virtual_board.py's ``Sim``), killed mid-think with
 SIGKILL as a power cut would stop it, off for a while, started again on the same flash.
 
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def env(tmp_path):
-    from host_tools.link import RUNTIME_ENV
+    from host_tools.common.link import RUNTIME_ENV
 
     e = dict(os.environ)
     e[RUNTIME_ENV] = str(tmp_path / "run")

@@ -3,7 +3,7 @@ the end", steps 1 to 4 and the headless block of the same game, taken from READM
 text, so that the test breaks when the README and the product drift apart.
 
 The board is the virtual one without a terminal (``tests/host/test_virtual_board.py``'s
-``Sim``: ``python -m host_tools.sim`` with stdin a pipe, a fresh flash folder), the PC user's
+``Sim``: ``python -m host_tools.board.sim`` with stdin a pipe, a fresh flash folder), the PC user's
 commands the installed ``tengen`` over its pty with a fresh data folder (``TENGEN_DATA_DIR``)
 and config folder. What is checked is what a player reads: every ``face B ...`` line the
 README quotes in the block is one the board printed off its glass, and every face text quoted

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf
 
-from host_tools.link import Link, LinkError
+from host_tools.common.link import Link, LinkError
 from tests.host.test_export import _SABAKI, _sabaki_module
 from tests.host.test_virtual_board import TENGEN, Sim, env, grid  # noqa: F401 (env: a fixture)
 

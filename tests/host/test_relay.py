@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 
 from firmware.store import records as R
-from host_tools import export as X
-from host_tools import feed as F
-from host_tools import link as L
-from host_tools import sync as S
-from host_tools.broker import Broker, BrokerError, mosquitto
-from host_tools.link import RUNTIME_ENV, Link
+from host_tools.common import link as L
+from host_tools.common.link import RUNTIME_ENV, Link
+from host_tools.hall import feed as F
+from host_tools.hall.broker import Broker, BrokerError, mosquitto
+from host_tools.records import export as X
+from host_tools.records import sync as S
 
 paho = pytest.importorskip("paho.mqtt.client", reason="paho-mqtt is needed (make venv)")
 
@@ -92,11 +92,11 @@ def broker(tmp_path):
 
 
 class VBoard:
-    """A virtual board (``host_tools.sim.Board``) on ``flash``: ``do(*commands)`` plays them
+    """A virtual board (``host_tools.board.sim.Board``) on ``flash``: ``do(*commands)`` plays them
     and returns when they are done; ``link`` its pty; ``board_id`` its id."""
 
     def __init__(self, flash, seed=1):
-        from host_tools.sim import Board
+        from host_tools.board.sim import Board
 
         self.b = Board(flash, seed)
         self.link = self.b.link
@@ -306,7 +306,7 @@ class RelayProc:
 
 
 def in_process_relay(broker, ports, lines):
-    from host_tools.relay import Relay
+    from host_tools.hall.relay import Relay
 
     return Relay(
         ("127.0.0.1", broker.port),
@@ -323,7 +323,7 @@ def in_process_relay(broker, ports, lines):
 def assert_same_as_synced(consumer, board_id, port, dest, env, games=(1,)):
     """``tengen sync`` brings the board's games home into ``dest``; each of ``games`` as
     the consumer has it from the hall's topics is the synced game record for record, and its
-    SGF (``host_tools.export`` with the board's bytes and HMAC the relay forwarded, as the
+    SGF (``host_tools.records.export`` with the board's bytes and HMAC the relay forwarded, as the
     hall writes it) is the synced .sgf byte for byte."""
     r = subprocess.run(
         [str(TENGEN), "sync", "--port", port, "--dest", str(dest)],
@@ -538,7 +538,7 @@ def test_a_pairing_becomes_the_next_games_header(tmp_path, env, broker):
 def pair_board(vb, pin="4821"):
     """Pair this PC with the board as ``tengen pair`` does (a PIN of its own first, MODE at
     the board when asked), the key kept where the relay finds it; the key."""
-    from host_tools import keys
+    from host_tools.common import keys
 
     with Link(vb.link) as link:
         link.request("settings", set={"pin": pin}, pin="0000")
@@ -555,8 +555,8 @@ def pair_board(vb, pin="4821"):
 
 def test_a_paired_board_takes_the_pairing_from_the_relay_holding_its_key(tmp_path, env, broker):
     # Issue [O]: paired, the board takes settings only signed; the relay signs with the key
-    # tengen pair kept (host_tools/link.py), and a PC without it is refused.
-    from host_tools import keys
+    # tengen pair kept (host_tools/common/link.py), and a PC without it is refused.
+    from host_tools.common import keys
 
     vb = VBoard(tmp_path / "flash")
     lines: list[str] = []

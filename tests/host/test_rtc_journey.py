@@ -1,5 +1,5 @@
 """The calendar time through a power cycle, end to end: the installed ``tengen time --set``
-reaches a virtual board (``python -m host_tools.sim``, test_virtual_board.py's ``Sim``) over
+reaches a virtual board (``python -m host_tools.board.sim``, test_virtual_board.py's ``Sim``) over
 its pty, the board is stopped, a new one starts on the same flash folder, and ``tengen time``
 (which only reads the time, it never sets it) shows this PC's time: the board took it from
 its PCF8563 (emulated, kept in the folder's rtc.bin) at boot, with no PC.
@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from host_tools.link import RUNTIME_ENV
+from host_tools.common.link import RUNTIME_ENV
 from tests.host.test_virtual_board import MICROPYTHON, TENGEN, Sim
 
 pytestmark = pytest.mark.skipif(

@@ -1,4 +1,4 @@
-"""Scripted games (host_tools/scripted.py): the demo's games are legal with captures, a
+"""Scripted games (host_tools/hall/scripted.py): the demo's games are legal with captures, a
 script is checked before a stone goes down, and a 9x9 game with a capture played at a
 virtual board's keys, counted and confirmed, is in the board's journal move for move, with
 no refusal; brought home by ``tengen sync`` its SGF has exactly the scripted moves.
@@ -14,8 +14,8 @@ import pytest
 from sgfmill import sgf
 
 from firmware.rules.coords import GO_COLUMNS
-from host_tools import scripted as S
-from host_tools.link import RUNTIME_ENV, Link
+from host_tools.common.link import RUNTIME_ENV, Link
+from host_tools.hall import scripted as S
 
 ROOT = Path(__file__).resolve().parents[2]
 TENGEN = Path(sys.executable).parent / "tengen"
@@ -69,7 +69,7 @@ def _moves(game):
 
 @needs_board
 def test_a_scripted_9x9_game_is_the_boards_journal(tmp_path, monkeypatch):
-    from host_tools.sim import Board
+    from host_tools.board.sim import Board
 
     env = dict(os.environ)
     for key, sub in ((RUNTIME_ENV, "run"), ("TENGEN_CONFIG_DIR", "config")):
@@ -117,7 +117,7 @@ def test_a_scripted_9x9_game_is_the_boards_journal(tmp_path, monkeypatch):
 
 @needs_board
 def test_a_player_stops_between_two_moves(tmp_path, monkeypatch):
-    from host_tools.sim import Board
+    from host_tools.board.sim import Board
 
     monkeypatch.setenv(RUNTIME_ENV, str(tmp_path / "run"))
     board = Board(tmp_path / "flash", seed=5)

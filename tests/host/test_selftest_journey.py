@@ -1,5 +1,5 @@
 """A maker's sensor self-test, end to end: the installed ``tengen selftest`` reaches a virtual
-board (``python -m host_tools.sim``, test_virtual_board.py's ``Sim``) over its pty. A healthy
+board (``python -m host_tools.board.sim``, test_virtual_board.py's ``Sim``) over its pty. A healthy
 board: exit 0, "no fault", ``TEST.OK`` on the faces; during a game it refuses: exit 2 with
 the reason. A board with that calibration whose D4 sensor has died since
 (``TENGEN_SIM_DEAD=D4``, read by firmware/hal/virtual.py): exit 1 and the point named, on the
@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from firmware.hal.virtual import DEAD_ENV, shown
-from host_tools.link import RUNTIME_ENV, Link
+from host_tools.common.link import RUNTIME_ENV, Link
 from tests.host.test_virtual_board import MICROPYTHON, TENGEN, Sim
 
 pytestmark = pytest.mark.skipif(

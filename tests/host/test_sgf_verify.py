@@ -30,12 +30,12 @@ from firmware.clock import control as C
 from firmware.link.stdio import SECRET
 from firmware.store import records as R
 from firmware.store.journal import Journal
-from host_tools import export as X
-from host_tools import keys
-from host_tools import sgf_check as SC
-from host_tools import sync as S
-from host_tools import verify as V
 from host_tools.cli import app
+from host_tools.common import keys
+from host_tools.records import export as X
+from host_tools.records import sgf_check as SC
+from host_tools.records import sync as S
+from host_tools.records import verify as V
 from tests.host.test_sync import MICROPYTHON, Board
 from tests.host.test_verify import _lines
 
@@ -539,5 +539,5 @@ def test_the_sgf_format_is_pinned(tmp_path):
     recs = journal_game(tmp_path, go_header(extra=json.dumps(NAMES)), go_events())
     digest = hashlib.sha256(X.export(recs, proof=(b"\x00\x01", "ab" * 32))["sgf"]).hexdigest()
     assert (X.SGF_FORMAT, digest[:32]) == PINNED, (
-        "the SGF's text changed: bump host_tools/export.py SGF_FORMAT and update PINNED"
+        "the SGF's text changed: bump host_tools/records/export.py SGF_FORMAT and update PINNED"
     )

@@ -1,4 +1,4 @@
-"""make sim's terminal view (host_tools/sim.py): driven headlessly by textual's pilot, the
+"""make sim's terminal view (host_tools/board/sim.py): driven headlessly by textual's pilot, the
 virtual board on MicroPython behind it; and the view in a real terminal that goes away."""
 
 import asyncio
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from host_tools.link import RUNTIME_ENV
-from host_tools.sim import Board, SimView
+from host_tools.board.sim import Board, SimView
+from host_tools.common.link import RUNTIME_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,7 +110,7 @@ def test_closing_the_terminal_stops_the_view_and_the_board(tmp_path):
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "host_tools.sim", "--flash", str(tmp_path / "flash")],
+        [sys.executable, "-m", "host_tools.board.sim", "--flash", str(tmp_path / "flash")],
         cwd=ROOT,
         env=env,
         stdin=slave,
@@ -168,7 +168,7 @@ def test_a_smaller_game_in_its_own_coordinates_the_points_to_clear_marked_and_th
     # for each chord.
     from firmware.hal.virtual import shown
     from firmware.ui import say
-    from host_tools.link import Link
+    from host_tools.common.link import Link
 
     async def play():
         app = SimView(board)

@@ -1,7 +1,7 @@
 """`tengen sync` end to end without hardware: the link's server on the MicroPython unix port
 (``firmware/link/stdio.py``) behind a pseudo-terminal pair (Python ``os.openpty``: the board
 holds the master, the host opens the slave's path with pyserial, as it would /dev/ttyACM0),
-and ``host_tools.link.Link`` + ``host_tools.sync.sync`` talking to it.
+and ``host_tools.common.link.Link`` + ``host_tools.records.sync.sync`` talking to it.
 
 A journal on a plain folder is filled on CPython with ``GAMES`` finished games (Go and Renju,
 with incidents and arbiter edits) and one game in progress. The tests check: every game
@@ -29,8 +29,8 @@ from firmware.link.server import Server
 from firmware.link.stdio import SECRET
 from firmware.store import records as R
 from firmware.store.journal import Journal
-from host_tools import sync as S
-from host_tools.link import Link, LinkError, find_boards
+from host_tools.common.link import Link, LinkError, find_boards
+from host_tools.records import sync as S
 
 ROOT = Path(__file__).resolve().parents[2]
 MICROPYTHON = Path(sys.executable).with_name("micropython")

@@ -2,10 +2,10 @@
 root (the user data folder's ``games/`` by default, ``TENGEN_DATA_DIR`` here), files named by
 date and game number, an index of every game, and ``--refetch`` for a fresh folder.
 
-The first test plays two games on each of TWO virtual boards (``python -m host_tools.sim``
+The first test plays two games on each of TWO virtual boards (``python -m host_tools.board.sim``
 headless, a temporary ``--flash`` and its own ``--seed`` each, as test_virtual_board.py starts
 one) and syncs both with the installed ``tengen`` command into one default folder: both have
-a game 1 and a game 2, nothing collides. The others drive ``host_tools.sync`` against the
+a game 1 and a game 2, nothing collides. The others drive ``host_tools.records.sync`` against the
 link's server on the MicroPython unix port (test_sync.py's ``Board``) with journals made here:
 a game of the same name that is not the board's is kept and reported, the board's numbers
 starting again on another day live side by side, the index carries the players from the
@@ -31,8 +31,8 @@ from sgfmill import sgf
 from firmware.link.stdio import SECRET
 from firmware.store import records as R
 from firmware.store.journal import Journal
-from host_tools import sync as S
-from host_tools.link import RUNTIME_ENV, Link
+from host_tools.common.link import RUNTIME_ENV, Link
+from host_tools.records import sync as S
 from tests.host.test_virtual_board import Sim
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,7 +182,7 @@ def test_two_boards_sync_into_one_default_folder_then_a_fresh_one_refetches(tmp_
         assert b.close() == 0
 
 
-# ---- host_tools.sync against the stdio board, with journals made here ---------------------
+# ---- host_tools.records.sync against the stdio board, with journals made here ---------------------
 
 MICROPYTHON_ANY = MICROPYTHON.exists()
 

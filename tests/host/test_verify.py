@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 from firmware.store import records as R
 from firmware.store.journal import Journal
-from host_tools import keys
-from host_tools import verify as V
 from host_tools.cli import app
+from host_tools.common import keys
+from host_tools.records import verify as V
 from tests.test_records_check import OLD_BLOB
 
 GAMES = 100

@@ -1,5 +1,5 @@
 """The virtual board end to end: started as ``make sim`` starts it without a terminal (the
-launcher, ``python -m host_tools.sim``, stdin a pipe, a temporary ``--flash`` folder), played
+launcher, ``python -m host_tools.board.sim``, stdin a pipe, a temporary ``--flash`` folder), played
 through its commands, reached by the installed ``tengen`` command over its pseudo-terminal as a
 board on USB. Each board notes its pty in a runtime folder of the test's own
 (``TENGEN_RUNTIME_DIR``), so runs sharing a machine do not see each other's boards.
@@ -19,7 +19,7 @@ import pytest
 from sgfmill import sgf
 
 from firmware.hal.virtual import shown
-from host_tools.link import RUNTIME_ENV, Link
+from host_tools.common.link import RUNTIME_ENV, Link
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -43,14 +43,14 @@ def grid(vertex):
 
 
 class Sim:
-    """``python -m host_tools.sim --flash FLASH`` with stdin a pipe: ``do(*commands)`` sends
+    """``python -m host_tools.board.sim --flash FLASH`` with stdin a pipe: ``do(*commands)`` sends
     them and returns what the board said until they were done; ``link`` its pty."""
 
     def __init__(self, flash, env, seed=None):
         self.env = env
         seeded = ["--seed", str(seed)] if seed is not None else []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "host_tools.sim", "--flash", str(flash)] + seeded,
+            [sys.executable, "-m", "host_tools.board.sim", "--flash", str(flash)] + seeded,
             cwd=ROOT,
             env=env,
             stdin=subprocess.PIPE,

@@ -1,4 +1,4 @@
-"""``tengen watch`` against a live virtual board (``host_tools/sim.py`` headless, as
+"""``tengen watch`` against a live virtual board (``host_tools/board/sim.py`` headless, as
 test_virtual_board.py starts it): the picture right way up (row 1 at the bottom), Go's and
 Renju's coordinates each their own, the last move marked and named, incidents in words, the
 clocks as the faces show them; and a watch that goes on when the board is unplugged and comes
@@ -20,9 +20,9 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from firmware.referee import incidents as inc
-from host_tools import watch as W
 from host_tools.cli import app
-from host_tools.link import RUNTIME_ENV
+from host_tools.common.link import RUNTIME_ENV
+from host_tools.live import watch as W
 from tests.host.test_virtual_board import MICROPYTHON, ROOT, TENGEN, Sim
 
 pytestmark = pytest.mark.skipif(

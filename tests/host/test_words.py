@@ -1,5 +1,5 @@
 """Records in words (issue 24): every incident, every arbiter action and the arbiter's result
-as the SGF comments, the sidecar, ``tengen watch`` and the hall say them (host_tools/words.py).
+as the SGF comments, the sidecar, ``tengen watch`` and the hall say them (host_tools/common/words.py).
 
 Two journaled games hold every incident kind with every detail the board writes and every
 arbiter action the journal keeps; their SGF is read back with sgfmill and each comment is
@@ -14,10 +14,10 @@ from sgfmill import sgf
 
 from firmware.referee import incidents as INC
 from firmware.store import records as R
-from host_tools import export as X
-from host_tools import sync as S
-from host_tools import watch as WATCH
-from host_tools import words as W
+from host_tools.common import words as W
+from host_tools.live import watch as WATCH
+from host_tools.records import export as X
+from host_tools.records import sync as S
 from tests.host.test_export import go_header, journal_game, pt
 
 BLACK, WHITE = 1, 2

@@ -1,5 +1,5 @@
 // The hall's pages (live.html, table.html, arbiter.html): one WebSocket to /ws, whose first
-// message ("snapshot") is everything and whose later ones are changes; host_tools/hall.py
+// message ("snapshot") is everything and whose later ones are changes; host_tools/hall/server.py
 // sends them. No build step, no library: the boards are SVG strings.
 //
 // Points are y << 5 | x, x from the left and y from the bottom (row 1 at the bottom), 1023 a
@@ -10,7 +10,7 @@
 
 const PAGE = document.body.dataset.page;
 // The public pages show the public view (--delay behind the boards); the arbiter's page and a
-// signed-in page opened with ?live show the live one (host_tools/hall.py).
+// signed-in page opened with ?live show the live one (host_tools/hall/server.py).
 const LIVE = PAGE === "arbiter" || new URLSearchParams(location.search).has("live");
 const GO_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
 const GOMOKU_COLUMNS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
