@@ -61,7 +61,7 @@ $(STAMP): pyproject.toml
 	@# install, never global; skipped where there is no npm or no registry: the tests say so.
 	-command -v npm >/dev/null && npm install --prefix $(VENV)/node @sabaki/sgf@3.4.7 \
 	  @sabaki/gtp@3.0.0 --no-audit --no-fund --silent
-	@# binutils-arm-none-eabi: the ARM assembler and linker tests/host/test_image.py builds its
+	@# binutils-arm-none-eabi: the ARM assembler and linker tests/host/board/test_image.py builds its
 	@# firmware images with (Debian's apt, as root; the package list fetched only if the package
 	@# is not found at first; skipped where that cannot be done: the test then says so).
 	-command -v arm-none-eabi-as >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get \

@@ -24,7 +24,7 @@ from firmware.store import records as R
 from firmware.store.journal import Journal
 from host_tools.common.link import Link
 from host_tools.records import sync as S
-from tests.host.test_sync import Board
+from tests.host.records.test_sync import Board
 from tests.support import Rng
 from tests.test_journal import HEADER, play
 

@@ -14,7 +14,7 @@
 # running this image must have none (`tengen deploy` removes it).
 #
 # The list is the one `tengen deploy` builds (host_tools/board/deploy.py: every firmware/**/*.py
-# except its EXCLUDE, the host-only modules); tests/host/test_deploy.py checks they agree.
+# except its EXCLUDE, the host-only modules); tests/host/board/test_deploy.py checks they agree.
 
 # Of the port's own modules (ports/rp2/boards/manifest.py freezes more) only what the board
 # runs: _boot.py mounts the filesystem, rp2.py has asm_pio (the scan's PIO program). Not the

@@ -48,7 +48,7 @@ heap after a collection now, the least of those since power-up and the one after
 ``board.build`` (``heap_free``: a collection costs a few ms, so it is taken at ``build`` and at
 each ``hello``, never per frame); ``face_ms``, the tick when the app first drew the faces (on
 the RP2040 the ms since power-up: the boot time to the first face). ``tengen boards`` prints
-them; ``tests/host/test_chip_budgets.py`` checks them on the emulated chip.
+them; ``tests/host/board/test_chip_budgets.py`` checks them on the emulated chip.
 """
 
 import binascii

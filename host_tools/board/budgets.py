@@ -1,6 +1,6 @@
 """The chip's budgets: the figures the board must meet on its RP2040, each with its reason.
 
-Start reading at ``HEAP_BUILT``. ``tests/host/test_chip_budgets.py`` checks them on the
+Start reading at ``HEAP_BUILT``. ``tests/host/board/test_chip_budgets.py`` checks them on the
 emulated chip (the image booted, ``tengen deploy``, four moves by stones and paddles; a flash
 holding 1,000 games synced by the PC), where the board reports its heap and its boot time in
 the link's ``hello`` (firmware/link/server.py); ``tests/host/test_journal_heap.py`` syncs the

@@ -53,7 +53,7 @@ BOARD_PACKAGE = "host_tools.board_files"  # the board's files in an install (pyp
 # hardware/manifest.py). Host-only: the CPython stand-in for ``micropython``, the simulator and
 # its simulated HAL, the stdio link used on the unix port. Not imported by the board's app: the
 # GTP engine front-ends and the SGF reader (PC-side: GoGui/Sabaki, tests, host tools); leaving
-# them out saves ~30 KB of flash. tests/host/test_deploy.py checks that everything the app
+# them out saves ~30 KB of flash. tests/host/board/test_deploy.py checks that everything the app
 # imports is built.
 EXCLUDE = frozenset(
     {

@@ -1,6 +1,6 @@
 """The hall's wire format: what ``tengen relay`` publishes and ``tengen hall`` (or any other
 software) reads from the MQTT broker. One module, so that both ends write and read one
-encoding; ``tests/host/test_feed.py`` passes real journal records across it.
+encoding; ``tests/host/hall/test_feed.py`` passes real journal records across it.
 
 Topics, under ``tengen/<hall>/``; a hall name and a board id are 1-32 of ``A-Za-z0-9_-`` and
 a board id never starts with ``_``::

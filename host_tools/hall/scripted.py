@@ -57,7 +57,7 @@ class ScriptedGame:
 
 
 # Short games of the demo, made up for it (never from a corpus): each legal under the
-# firmware's rules, with captures (checked by tests/host/test_scripted.py).
+# firmware's rules, with captures (checked by tests/host/hall/test_scripted.py).
 DEMO_GAMES = (
     ScriptedGame(
         "nine-count",

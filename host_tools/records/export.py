@@ -53,7 +53,7 @@ PISKVORK_TIMEOUT = 15  # Piskvork's errCode for a timeout (game.cpp: finishGame(
 # The SGF's proof: ``TG[format][board id][HMAC hex, or empty][base64 of the record]`` on the
 # root. ``SGF_FORMAT`` names the text this module writes: bump it with any change to what an
 # SGF holds or how it is written, so that ``verify`` never compares a file with the output of
-# another writer (it says which format it met instead). tests/host/test_sgf_verify.py pins it.
+# another writer (it says which format it met instead). tests/host/records/test_sgf_verify.py pins it.
 PROOF = "TG"
 SGF_FORMAT = 1
 _HEX = re.compile(r"[0-9a-f]+")

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from firmware.link.stdio import PIN, SECRET
 from host_tools.cli import app
 from host_tools.common import keys
-from tests.host.test_sync import MICROPYTHON, ROOT, Board, fill
+from tests.host.records.test_sync import MICROPYTHON, ROOT, Board, fill
 
 pytestmark = pytest.mark.skipif(MICROPYTHON is None, reason="micropython not installed")
 

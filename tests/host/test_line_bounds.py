@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from host_tools.board.sim import Board
-from tests.host.test_virtual_board import Sim, env  # noqa: F401 (env: a fixture)
+from tests.host.board.test_virtual_board import Sim, env  # noqa: F401 (env: a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 MICROPYTHON = Path(sys.executable).with_name("micropython")

@@ -1,7 +1,7 @@
 """The README's commands are the real ones: every ``tengen`` command line it shows names a
 command that exists with options it has, every ``make`` target is in the Makefile, and the
 settings table lists exactly the board's settings (firmware/settings.py). The journeys those
-commands make are tested end to end elsewhere (tests/host/test_virtual_board.py,
+commands make are tested end to end elsewhere (tests/host/board/test_virtual_board.py,
 test_records_on_pc.py, test_sync_boards.py, test_watch.py, test_verify.py).
 """
 
