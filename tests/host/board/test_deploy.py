@@ -714,12 +714,8 @@ def test_deploy_to_the_virtual_board_explains_and_leaves_it_running(tmp_path):
     import os
 
     from host_tools.common.link import RUNTIME_ENV, Link
+    from tests.host.board.test_virtual_board import MICROPYTHON, TENGEN, Sim
 
-    sys.path.insert(0, str(ROOT / "tests" / "host"))
-    try:
-        from test_virtual_board import MICROPYTHON, TENGEN, Sim
-    finally:
-        sys.path.remove(str(ROOT / "tests" / "host"))
     if not MICROPYTHON.exists() or not TENGEN.exists():
         pytest.skip("the MicroPython unix port and the installed tengen command are needed")
     env = dict(os.environ, **{RUNTIME_ENV: str(tmp_path / "run")})
