@@ -341,7 +341,7 @@ def test_a_file_that_is_not_an_elf_image_exits_2(tmp_path):
 def test_a_message_is_never_broken_at_the_terminal_width(tmp_path):
     # Whatever the folder's path and the terminal's width, a message is one line, whole:
     # rich must not break "not an ELF file" (nor the path) where it would wrap.
-    from host_tools import cli
+    from host_tools.common import cli  # its err: every command's messages
 
     width = cli.err.width
     try:
