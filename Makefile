@@ -65,13 +65,13 @@ $(STAMP): pyproject.toml
 	@# install, never global; skipped where there is no npm or no registry: the tests say so.
 	-command -v npm >/dev/null && npm install --prefix $(VENV)/node @sabaki/sgf@3.4.7 \
 	  @sabaki/gtp@3.0.0 --no-audit --no-fund --silent
-	@# binutils-arm-none-eabi: the ARM assembler and linker tests/host/test_image.py builds its
+	@# binutils-arm-none-eabi: the ARM assembler and linker tests/host/board/test_image.py builds its
 	@# firmware images with (Debian's apt, as root; the package list fetched only if the package
 	@# is not found at first; skipped where that cannot be done: the test then says so).
 	-command -v arm-none-eabi-as >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get \
 	  >/dev/null && { apt-get install -y -qq binutils-arm-none-eabi || { apt-get update -qq \
 	  && apt-get install -y -qq binutils-arm-none-eabi; }; } >/dev/null 2>&1; }
-	@# mosquitto (the hall's MQTT broker: host_tools/broker.py), chromium and chromium-driver
+	@# mosquitto (the hall's MQTT broker: host_tools/hall/broker.py), chromium and chromium-driver
 	@# (the hall's pages in a real browser, tests/host: Selenium): Debian's apt the same way.
 	-{ [ -x /usr/sbin/mosquitto ] && command -v chromium >/dev/null && command -v chromedriver \
 	  >/dev/null; } || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && { apt-get \
@@ -106,7 +106,7 @@ test: $(STAMP)
 	@status=0; \
 	mkdir -p build; \
 	echo "== the Tengen images for the emulated chip (make chip, meanwhile: build/chip-test.log)"; \
-	{ $(BIN)/python -m host_tools.chip --variant tengen unfixed stock >build/chip-test.log 2>&1 & }; \
+	{ $(BIN)/python -m host_tools.board.chip --variant tengen unfixed stock >build/chip-test.log 2>&1 & }; \
 	echo "== lint (ruff)"; \
 	$(MAKE) --no-print-directory lint || status=1; \
 	echo "== pytest (CPython, $(PYTEST_WORKERS) workers; the slowest tests listed at the end)"; \
@@ -130,18 +130,18 @@ format: $(STAMP)
 	$(BIN)/ruff format . || status=1; \
 	exit $$status
 
-# The virtual board (host_tools/sim.py): the terminal view with a terminal, else headless
+# The virtual board (host_tools/board/sim.py): the terminal view with a terminal, else headless
 # (commands on stdin, the board's lines on stdout). SIM_ARGS: e.g. --flash DIR, --seed N.
 sim: $(STAMP)
-	@$(BIN)/python -m host_tools.sim $(SIM_ARGS)
+	@$(BIN)/python -m host_tools.board.sim $(SIM_ARGS)
 
 gtp: $(STAMP)
 	$(MP) -m firmware.gtp
 
-# The tournament hall's demo (host_tools/hall_demo.py; README "The tournament hall"). Ctrl-C
+# The tournament hall's demo (host_tools/hall/demo.py; README "The tournament hall"). Ctrl-C
 # ends it and every process it started.
 hall-demo: $(STAMP)
-	@$(BIN)/python -m host_tools.hall_demo $(DEMO_ARGS)
+	@$(BIN)/python -m host_tools.hall.demo $(DEMO_ARGS)
 
 # Run as modules (-m bench.NAME) so that the repository root is on MicroPython's path. The
 # chip section needs the image (make chip) and node; without them it says so and goes on.
@@ -162,12 +162,12 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.hall_scale || { echo "bench: bench/hall_scale.py failed"; status=1; }; \
 	exit $$status
 
-# The Tengen image (host_tools/chip.py; hardware/README.md §8): the kit unpacked, picotool and
+# The Tengen image (host_tools/board/chip.py; hardware/README.md §8): the kit unpacked, picotool and
 # mpy-cross made once (build/chip/kit/), the project's mpy-tool patch applied, the image built
 # and let through only if `tengen image check` passes (else exit 1, nothing written).
 chip: $(STAMP)
 	@-$(CHIP_TOOLS)
-	@$(BIN)/python -m host_tools.chip $(if $(MICROPY_DIR),--micropython "$(MICROPY_DIR)") \
+	@$(BIN)/python -m host_tools.board.chip $(if $(MICROPY_DIR),--micropython "$(MICROPY_DIR)") \
 	  $(CHIP_ARGS)
 
 clean:

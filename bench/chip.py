@@ -12,7 +12,7 @@ Start reading at ``main``. It
    unix port, the image mounted from RAM: its figure times the benches' rule (unix time x
    48.8 ms / the calibration loop's time) is the benches' RP2040 estimate;
 3. boots the image (``build/chip/tengen/firmware.uf2`` from ``make chip``, else the kit's) on
-   the emulator (``host_tools/emulator.py``: rp2040js counting Cortex-M0+ cycles at 125 MHz,
+   the emulator (``host_tools/board/emulator.py``: rp2040js counting Cortex-M0+ cycles at 125 MHz,
    so ``time.ticks_us()`` on it is the chip's own time) with that filesystem on its flash,
    and runs the same drivers there with ``mpremote run``: the chip's figure, measured;
 4. writes the driver of the boot as the chip's ``main.py`` and resets it: power-up to the
@@ -38,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from host_tools import emulator
+from host_tools.board import emulator
 
 ROOT = Path(__file__).resolve().parents[1]
 ONCHIP = ROOT / "bench" / "onchip"
@@ -100,11 +100,11 @@ class Missing(Exception):
 
 def find_image(given=None) -> Path:
     """The Tengen image: ``given``, ``$TENGEN_CHIP_IMAGE``, else ``make chip``'s (built now if
-    need be: host_tools/chip.py)."""
+    need be: host_tools/board/chip.py)."""
     for p in (given, os.getenv("TENGEN_CHIP_IMAGE")):
         if p and Path(p).is_file():
             return Path(p)
-    from host_tools import chip
+    from host_tools.board import chip
 
     try:
         return chip.ensure("tengen") / "firmware.uf2"

@@ -7,7 +7,7 @@ Start reading at ``run``. Everything is real except the boards' hands: stand-in 
 (``bench/standin.py``: the firmware's link, journal and match in CPython processes, 50 boards
 a process, each on a pty) play corpus games, one move per board every ``--pace`` seconds,
 staggered; ``--relays`` ``tengen relay`` processes follow their share of the ptys (``--port``)
-and publish to Mosquitto (``host_tools/broker.py``, a free port, a temp folder); one
+and publish to Mosquitto (``host_tools/hall/broker.py``, a free port, a temp folder); one
 ``tengen hall`` subscribes and serves its page; a WebSocket client (aiohttp) on the hall's
 ``/ws`` stands for the page and notes when each move's ``{"type":"record"}`` arrives.
 
@@ -263,7 +263,7 @@ def run(
     """One run: stand-ins, broker, relays, hall and the page's client up; the boards play
     for ``seconds``; then ``drain`` seconds at most for the last moves to reach the page;
     everything torn down. ``say`` gets progress lines."""
-    from host_tools.broker import Broker
+    from host_tools.hall.broker import Broker
 
     tmp = Path(folder or tempfile.mkdtemp(prefix="tengen-hall-scale-"))
     env = dict(os.environ)
@@ -556,7 +556,7 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     if a.boards < 1 or not 1 <= a.relays <= a.boards or a.pace <= 0 or a.seconds <= 0:
         p.error("--boards >= 1, --relays 1..boards, --pace and --seconds > 0")
-    from host_tools.broker import BrokerError, mosquitto
+    from host_tools.hall.broker import BrokerError, mosquitto
 
     try:
         mosquitto()

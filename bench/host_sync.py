@@ -6,7 +6,7 @@ Run from the repository root. Not named ``bench_*.py``: ``make bench`` runs thos
 MicroPython, and this one is the host side (pyserial). For each count N it stores N finished
 250-move games with their clocks (~1,290 bytes packed each, written straight into packs with
 ``Journal.store``) and one game in progress on a temp folder, serves them with ``micropython
--m firmware.link.stdio`` behind a pty, and times a full ``host_tools.sync.sync`` (the HMAC
+-m firmware.link.stdio`` behind a pty, and times a full ``host_tools.records.sync.sync`` (the HMAC
 checked): time per game, games/s and KB/s of stored game bytes, and the board process's CPU
 time per game (what the board's side costs: it must not grow with N). Information only: the
 exit status is 0 whatever the figures. The pty has no baud-rate limit: on the board USB CDC
@@ -22,9 +22,9 @@ from pathlib import Path
 from firmware.link.stdio import SECRET
 from firmware.store import records as R
 from firmware.store.journal import Journal
-from host_tools import sync as S
-from host_tools.link import Link
-from tests.host.test_sync import Board
+from host_tools.common.link import Link
+from host_tools.records import sync as S
+from tests.host.records.test_sync import Board
 from tests.support import Rng
 from tests.test_journal import HEADER, play
 

@@ -3,7 +3,7 @@
 #
 # Frozen modules run their bytecode from flash: as .mpy files on the filesystem the app's
 # modules take 144 KB of the Pico's heap and the app never starts; frozen, they take almost
-# none (../shared/research/on-chip.md). `make chip` builds the image (host_tools/chip.py;
+# none (../shared/research/on-chip.md). `make chip` builds the image (host_tools/board/chip.py;
 # hardware/README.md, "The Tengen image"): MicroPython v1.28.0 from the offline kit or a
 # checkout (MICROPY_DIR), upstream's tools/mpy-tool.py patched first
 # (hardware/micropython/mpy-tool-armv6m-align.patch: it misaligns frozen Thumb native code),
@@ -13,8 +13,8 @@
 # there would shadow the frozen package (sys.path is '', '.frozen', '/lib'), so a board
 # running this image must have none (`tengen deploy` removes it).
 #
-# The list is the one `tengen deploy` builds (host_tools/deploy.py: every firmware/**/*.py
-# except its EXCLUDE, the host-only modules); tests/host/test_deploy.py checks they agree.
+# The list is the one `tengen deploy` builds (host_tools/board/deploy.py: every firmware/**/*.py
+# except its EXCLUDE, the host-only modules); tests/host/board/test_deploy.py checks they agree.
 
 # Of the port's own modules (ports/rp2/boards/manifest.py freezes more) only what the board
 # runs: _boot.py mounts the filesystem, rp2.py has asm_pio (the scan's PIO program). Not the

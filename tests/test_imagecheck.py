@@ -6,7 +6,7 @@ its machine code (and not another word of the object: the layout tests fail for 
 word), walk into a native function's list comprehension, name each where it is defined, and
 name the misaligned ones when a fake reader moves their code. On CPython there is no machine
 code: the check finds nothing and passes. tests/host/test_imagecheck.py compares what it
-finds in the firmware with the sources; tests/host/test_chip_gate.py with the image's ELF.
+finds in the firmware with the sources; tests/host/board/test_chip_gate.py with the image's ELF.
 """
 
 import micropython

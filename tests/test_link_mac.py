@@ -49,7 +49,7 @@ def _line(b, cmd, fields, seq=None):
 
 
 def sign(line, nonce, key=SECRET):
-    """``line`` (a request without its newline) signed as host_tools/link.py signs it."""
+    """``line`` (a request without its newline) signed as host_tools/common/link.py signs it."""
     body = line[:-1]  # the closing brace: the mac goes before it
     mac = binascii.hexlify(hmac_sha256(key, nonce + body))
     return body + b',"mac":"' + mac + b'"}'
@@ -224,13 +224,13 @@ def test_a_new_board_pairs_at_its_keys_and_obeys_only_the_key_then():
     assert rig.seen("b") == "OK" and rig.heard()[-1:] == ["CONFIRM"]
     r = rig.ask("pair", pin="2580")
     assert r["ok"] and r["board"] == rig.hw.board_id and len(r["secret"]) == 64
-    key = binascii.unhexlify(r["secret"])  # what the PC keeps (host_tools/keys.py)
+    key = binascii.unhexlify(r["secret"])  # what the PC keeps (host_tools/common/keys.py)
     assert read_file(rig.root + "/paired") is not None
     _err(rig.ask("settings", set={"komi2": 13}), "need_mac")
     rig = BoardRig(root=rig.root)  # the board off and on: still paired
     assert rig.ask("hello")["paired"] is True
     _err(rig.ask("settings", set={"komi2": 13}), "need_mac")
-    # The PC that holds the key: a signed request, as host_tools/link.py sends it.
+    # The PC that holds the key: a signed request, as host_tools/common/link.py sends it.
     nonce = rig.ask("hello")["nonce"].encode()
     line = P.dumps({"v": 1, "id": 900, "cmd": "settings", "set": {"komi2": 13}, "seq": 1})
     start = len(rig.link.data)

@@ -28,11 +28,11 @@ child table: a native function's code begins with a word that counts its childre
 two zero bytes, the kind, is_generator, then fun_data and children, a word each). The
 children of viper and bytecode functions are not counted anywhere on the chip, so they are
 not walked; the board's sources have no machine code there
-(tests/host/test_image_alignment.py). Every read is one ``peek`` (``reader``), so the tests
+(tests/host/board/test_image_alignment.py). Every read is one ``peek`` (``reader``), so the tests
 can give a fake one; a misaligned word (the first of misaligned code) is read byte by byte,
 never loaded as a word.
 
-Cost, on the emulated RP2040 (tests/host/test_chip_gate.py prints it): 49 ms of boot (38-40 ms
+Cost, on the emulated RP2040 (tests/host/board/test_chip_gate.py prints it): 49 ms of boot (38-40 ms
 when run again) for 169 functions in some 1,200 values; the walk over the values is three
 quarters of it (it is bytecode: the check cannot use native code). The modules are imported here rather than
 in ``board.build``, which imports all but firmware/rules/gomoku.py anyway (13 ms, 5 KB of
@@ -49,7 +49,7 @@ NATIVE = "native"
 VIPER = "viper"
 
 # The board's modules that have @micropython.native or @micropython.viper functions, and this
-# one; tests/host/test_image_alignment.py checks the list against the sources.
+# one; tests/host/board/test_image_alignment.py checks the list against the sources.
 MODULES = (
     "firmware.boot.imagecheck",
     "firmware.clock.checkpoint",

@@ -698,7 +698,7 @@ def same_game(game, board):
 def standing(resumed):
     """The moves that stand in a journaled game (``Journal.resume()``), in its record order: a
     MOVE of ply p replaces the moves from ply p on, an undo (an arbiter's, a remote side's)
-    at move number n drops the moves from ply n, as ``host_tools/export.py`` reads them."""
+    at move number n drops the moves from ply n, as ``host_tools/records/export.py`` reads them."""
     recs = resumed.get("records")
     if not recs:
         return resumed["moves"]

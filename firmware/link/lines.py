@@ -1,8 +1,8 @@
 """Bounded line reading for the stdin servers run on the PC (not on the board: not frozen).
 
-Start reading at ``read_line``. GTP (``firmware/gtp.py``, ``host_tools/gtp_board.py``), the virtual
+Start reading at ``read_line``. GTP (``firmware/gtp/``, ``host_tools/play/gtp_board.py``), the virtual
 board's hands in simulated time (``firmware/virtual/board.py --simulated``) and in real time
-(``host_tools/sim.py``) read a line at a time as the board's link does (``protocol.Framer``):
+(``host_tools/board/sim.py``) read a line at a time as the board's link does (``protocol.Framer``):
 never more than ``LIMIT`` bytes held, a longer line read and dropped in pieces and answered
 as an error, and the next line served (one 32 KB line used to be read whole into the heap:
 ``MemoryError`` on the unix port in a small heap).

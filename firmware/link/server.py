@@ -48,7 +48,7 @@ heap after a collection now, the least of those since power-up and the one after
 ``board.build`` (``heap_free``: a collection costs a few ms, so it is taken at ``build`` and at
 each ``hello``, never per frame); ``face_ms``, the tick when the app first drew the faces (on
 the RP2040 the ms since power-up: the boot time to the first face). ``tengen boards`` prints
-them; ``tests/host/test_chip_budgets.py`` checks them on the emulated chip.
+them; ``tests/host/board/test_chip_budgets.py`` checks them on the emulated chip.
 """
 
 import binascii
@@ -75,7 +75,8 @@ _PIN_DOUBLINGS = 10  # the wait stops growing at PIN_LOCK_MS << 10: 17 hours
 SECRET_PATH = "/secret.bin"
 SECRET_BYTES = 32
 PAIR_MS = 30000  # the key press that confirms a pairing, then the PC's asking again, within it
-_OPEN = ("hello", "state", "watch", "list", "get", "pair")  # never signed (host_tools/link.py)
+# Never signed (host_tools/common/link.py):
+_OPEN = ("hello", "state", "watch", "list", "get", "pair")
 _MAC_AT = b',"mac":"'  # a signed line's end: this, 64 hex digits, '"}' (74 bytes)
 
 _SETTING_KEYS = 24  # settings a ``settings`` request may set at once

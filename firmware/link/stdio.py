@@ -9,7 +9,7 @@ stdin ends. There is no game on this board: a stand-in match answers ``hello`` a
 (``firmware.game.match.Match``) with ``MOVES`` played serves ``state`` and ``watch`` instead.
 ``--pin`` sets the arbiter's PIN (default ``PIN``; ``0000`` is a board as it leaves the
 factory).
-``tests/host/test_sync.py`` runs it behind a pseudo-terminal, as the host tools see a board on
+``tests/host/records/test_sync.py`` runs it behind a pseudo-terminal, as the host tools see a board on
 USB serial. Its arbiter stands by the board: the key press a ``pair`` asks for (``PAIR ?``)
 comes as it is asked, so that ``pair`` has the key at once; paired, it wants signed commands until
 it stops (the pairing is kept in RAM: each start is a board never paired).
@@ -21,7 +21,7 @@ from firmware.link import protocol as P
 from firmware.link.server import Server
 from firmware.store.journal import Journal
 
-SECRET = bytes(range(100, 132))  # the test secret; tests/host/test_sync.py knows it too
+SECRET = bytes(range(100, 132))  # the test secret; tests/host/records/test_sync.py knows it too
 PIN = "4821"
 MOVES = (
     (1, 3 << 5 | 3),

@@ -6,7 +6,7 @@
 ``FLASH_DIR`` plays the board's flash (settings, calibration, secret, the journal, the
 board's id: firmware/boot/board.py); ``N`` an inherited file descriptor, the master side of a
 pseudo-terminal, where the PC link is served as on the USB serial; ``S`` the simulated
-grid's seed (the same grid at every start). ``host_tools/sim.py`` (``make sim``,
+grid's seed (the same grid at every start). ``host_tools/board/sim.py`` (``make sim``,
 ``tengen sim``) makes the pty and the folder and starts this; it runs on the MicroPython unix
 port, and imports on CPython.
 

@@ -1,7 +1,7 @@
 """Fixtures shared by the host tests. The hardware design's (tests/host/test_hardware.py,
 test_bom.py, test_diagram.py, test_budgets.py): ``make hardware``'s entry point runs once per
 session into a temporary folder, and the tests read what it wrote. The chip's
-(``chip_images``): the images ``make chip`` builds (host_tools/chip.py), for the tests that
+(``chip_images``): the images ``make chip`` builds (host_tools/board/chip.py), for the tests that
 check them or run them on the emulated RP2040."""
 
 import importlib.util
@@ -56,7 +56,7 @@ def need_chip_build():
     """Skip, saying what is missing, where ``make chip`` cannot build: no MicroPython v1.28.0
     (the offline kit in $TENGEN_SHARED/rp2, or a checkout as $MICROPY_DIR), or no ARM
     toolchain, CMake, make, patch."""
-    from host_tools import chip
+    from host_tools.board import chip
 
     try:
         chip.find_source()
@@ -75,20 +75,20 @@ def chip_images():
     """``{variant: folder}`` for every variant ``make chip`` builds (``tengen``: the image the
     gate let through; ``unfixed``: the same without the project's mpy-tool patch, which the
     gate refuses; ``stock``: stock MicroPython for RPI_PICO), each folder holding
-    ``firmware.uf2``, ``.elf`` and ``.bin``. Built through ``host_tools.chip.ensure`` (once a
+    ``firmware.uf2``, ``.elf`` and ``.bin``. Built through ``host_tools.board.chip.ensure`` (once a
     session; not again while their sources are unchanged: a few seconds then, minutes the
     first time); skips with the reason where the kit or the toolchain is missing."""
     need_chip_build()
-    from host_tools import chip
+    from host_tools.board import chip
 
     return {variant: chip.ensure(variant) for variant in chip.VARIANTS}
 
 
 @pytest.fixture(scope="session")
 def emu():
-    """The RP2040 emulator's folder, set up once per clone (``host_tools.emulator.setup``);
+    """The RP2040 emulator's folder, set up once per clone (``host_tools.board.emulator.setup``);
     skips with what is missing (node, npm, the kit)."""
-    from host_tools import emulator
+    from host_tools.board import emulator
 
     try:
         return emulator.setup()

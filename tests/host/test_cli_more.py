@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from firmware.link.stdio import PIN, SECRET
-from host_tools import keys
 from host_tools.cli import app
-from tests.host.test_sync import MICROPYTHON, ROOT, Board, fill
+from host_tools.common import keys
+from tests.host.records.test_sync import MICROPYTHON, ROOT, Board, fill
 
 pytestmark = pytest.mark.skipif(MICROPYTHON is None, reason="micropython not installed")
 
@@ -130,7 +130,7 @@ def test_pair_stores_the_key_and_sync_verify_use_it(board, config, tmp_path):
 def test_a_paired_board_obeys_only_the_pc_holding_its_key(board, config, tmp_path, monkeypatch):
     # Issue [O]: before, anyone on the port could ack a game (the arbiter's sync then skipped
     # it as acknowledged elsewhere) or set the next game. Paired, only the key's PC can.
-    from host_tools.link import Link
+    from host_tools.common.link import Link
 
     r = run(app, ["pair", "--pin", PIN, "--port", board.path])
     assert r.exit_code == 0, r.output
@@ -162,7 +162,7 @@ def test_a_paired_board_obeys_only_the_pc_holding_its_key(board, config, tmp_pat
 def test_the_link_signs_again_after_a_restart_or_another_pc(board, config):
     # Link's recovery: a stale nonce (the board restarted: bad_mac) or a seq another PC used
     # meanwhile (replayed) make it read hello and sign anew, once; the request is carried out.
-    from host_tools.link import Link, LinkError
+    from host_tools.common.link import Link, LinkError
 
     assert run(app, ["pair", "--pin", PIN, "--port", board.path]).exit_code == 0
     with Link(board.path) as link:
@@ -256,7 +256,7 @@ def test_keys_file_is_replaced_atomically(config):
 
 
 def test_watch_view_follows_events():
-    from host_tools.watch import View
+    from host_tools.live.watch import View
 
     v = View()
     v.load({"game": "go9", "size": 9, "moves": [], "colours": [], "clock": {}, "result": ""})
@@ -286,6 +286,6 @@ def test_watch_view_follows_events():
 
 def test_the_host_signs_what_the_board_wants_signed():
     from firmware.link.server import _OPEN
-    from host_tools.link import OPEN
+    from host_tools.common.link import OPEN
 
     assert OPEN == _OPEN  # the reads the board takes unsigned, the same on both ends

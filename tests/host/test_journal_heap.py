@@ -42,7 +42,7 @@ import pytest
 
 from firmware.store import records as R
 from firmware.store.journal import Journal
-from host_tools import budgets
+from host_tools.board import budgets
 from tests.support import Rng
 from tests.test_journal import HEADER, play
 
@@ -136,7 +136,7 @@ def board(tmp_path_factory):
     """The board's modules compiled for this PC's unix port."""
     if MICROPYTHON is None:
         pytest.skip("micropython (unix port) not installed")
-    from host_tools.deploy import build
+    from host_tools.board.deploy import build
 
     folder = tmp_path_factory.mktemp("board")
     build(folder, ROOT, march="host")

@@ -6,8 +6,8 @@ The board's ``serve`` (``protocol.Framer``, tests/test_link.py) and the PC tests
 long``. Here the others, each with a 32 KB line, then a request that must still be answered:
 the virtual board's hands in simulated time (``firmware/virtual/board.py --simulated``, its
 stdin read a line at a time, in a heap where holding the line whole failed), in real time
-(its stdin written to directly) and ``tengen sim`` headless (``host_tools/sim.py``, which reads the hands' lines
-before the board does). The link clients (``host_tools/link.py``: board_player, scripted,
+(its stdin written to directly) and ``tengen sim`` headless (``host_tools/board/sim.py``, which reads the hands' lines
+before the board does). The link clients (``host_tools/common/link.py``: board_player, scripted,
 sync) read replies, not requests: their buffer is dropped past 1 MiB.
 """
 
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from host_tools.sim import Board
-from tests.host.test_virtual_board import Sim, env  # noqa: F401 (env: a fixture)
+from host_tools.board.sim import Board
+from tests.host.board.test_virtual_board import Sim, env  # noqa: F401 (env: a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 MICROPYTHON = Path(sys.executable).with_name("micropython")

@@ -2,8 +2,8 @@
 the end", steps 1 to 4 and the headless block of the same game, taken from README.md's own
 text, so that the test breaks when the README and the product drift apart.
 
-The board is the virtual one without a terminal (``tests/host/test_virtual_board.py``'s
-``Sim``: ``python -m host_tools.sim`` with stdin a pipe, a fresh flash folder), the PC user's
+The board is the virtual one without a terminal (``tests/host/board/test_virtual_board.py``'s
+``Sim``: ``python -m host_tools.board.sim`` with stdin a pipe, a fresh flash folder), the PC user's
 commands the installed ``tengen`` over its pty with a fresh data folder (``TENGEN_DATA_DIR``)
 and config folder. What is checked is what a player reads: every ``face B ...`` line the
 README quotes in the block is one the board printed off its glass, and every face text quoted
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sgfmill import sgf
 
-from tests.host.test_virtual_board import TENGEN, Sim, env  # noqa: F401 (env: a fixture)
+from tests.host.board.test_virtual_board import TENGEN, Sim, env  # noqa: F401 (env: a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()

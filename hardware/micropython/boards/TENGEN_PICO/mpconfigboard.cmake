@@ -1,6 +1,6 @@
 # MicroPython board definition: Tengen, the electronic Go/Renju board's reference design (a
 # Raspberry Pi Pico, RP2040, 2 MiB flash) with the board's app frozen into the image.
-# `make chip` builds it (host_tools/chip.py; hardware/README.md, "The Tengen image") from
+# `make chip` builds it (host_tools/board/chip.py; hardware/README.md, "The Tengen image") from
 # MicroPython v1.28.0 with the project's mpy-tool.py patch, as
 #   make -C ports/rp2 BOARD_DIR=/path/to/tengen/hardware/micropython/boards/TENGEN_PICO
 # and lets the image through only if `tengen image check` passes it.

@@ -1,6 +1,6 @@
 // What the Tengen image leaves out of MicroPython's rp2 port: features the board's firmware never
 // uses, 89 KB of flash, so that the image ends more than the flash budget (128 KiB,
-// FLASH_MARGIN in host_tools/image.py) below the filesystem, which stays where the stock
+// FLASH_MARGIN in host_tools/board/image.py) below the filesystem, which stays where the stock
 // RPI_PICO build has it (a board keeps its games). hardware/README.md §8, "The flash budget".
 //
 // mpconfigboard.cmake makes this file the build's MP_CONFIGFILE: py/mpconfig.h includes it

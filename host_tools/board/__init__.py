@@ -1,0 +1,6 @@
+"""The board itself, for whoever builds, flashes and runs it: the virtual board (``sim.py``;
+start reading at ``Board``), the firmware put on a board (``deploy.py``), the Tengen image
+built (``chip.py``) and checked (``image.py``), the emulated RP2040 (``emulator.py`` with
+``emulator_glass.js``) and the chip's budgets (``budgets.py``). Uses ``host_tools.live`` (the
+virtual board's view) and ``host_tools.common``.
+"""
