@@ -162,10 +162,11 @@ def verify(
     written again from that record and compared byte for byte: any edit is FAILED, named."""
     import json
 
+    from host_tools.records import check as C
     from host_tools.records import verify as V
 
     key = _secret(secret)
-    reports = V.verify_paths(files, key, _stored_key)
+    reports = C.verify_paths(files, key, _stored_key)
     code = V.exit_code(reports)
     if json_out:
         typer.echo(json.dumps(V.summary(reports)))

@@ -195,11 +195,15 @@ def verify_sgf(
     if proof is None:
         if bin_beside is None or not bin_beside.is_file():
             return V.failed(name, "empty file" if not data else NO_PROOF)
-        report = V.verify_file(str(bin_beside), secret, key_for)
+        try:
+            raw = bin_beside.read_bytes()
+        except OSError as e:
+            return V.failed(name, "cannot read %s: %s" % (bin_beside.name, e.strerror or e))
+        report = V.verify_bin(str(bin_beside), raw, secret, key_for)
         report["file"], report["form"] = name, "sgf without its record"
         report["note"] = "no record inside: compared with %s beside it" % bin_beside.name
         try:
-            want = X.export(S.decode(bin_beside.read_bytes()))["sgf"]
+            want = X.export(S.decode(raw))["sgf"]
         except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
             report["problems"].append("%s cannot be written as SGF: %s" % (bin_beside.name, e))
         else:

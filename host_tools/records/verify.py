@@ -10,9 +10,10 @@ unaltered from that board: anyone can rewrite a game and its checksums.
 
 An SGF that ``sync`` or ``export`` wrote carries the game's bytes and HMAC inside it: it is
 checked alone, the record inside as here and the SGF against that record
-(``host_tools/records/sgf_check.py``).
+(``host_tools/records/sgf_check.py``). What ``tengen verify`` runs, each file named by its
+kind, is ``host_tools/records/check.py``.
 
-Start reading at ``verify_paths`` (what ``tengen verify`` runs): one report per file, each
+Start reading at ``verify_game``: one report per game, each
 ``ok`` (checksums and HMAC checked), ``ok, HMAC not checked (why)`` or ``FAILED: why``; bad
 input (garbage, truncated, bad UTF-8, empty files, folders, missing sidecars) is a FAILED
 line, never an exception. ``exit_code`` gives the worst: ``EXIT_OK`` 0, ``EXIT_UNCHECKED`` 3
@@ -25,7 +26,7 @@ import hashlib
 import hmac
 import json
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 from firmware.store import records as R
@@ -37,8 +38,6 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_UNCHECKED = 3
 NOT_PAIRED = "board not paired: tengen pair"
-_NOT_THE_BYTES = (".json", ".psq")  # a game's other files: verify its .bin
-SGF = ".sgf"  # checked itself: the record inside it (host_tools/records/sgf_check.py)
 
 
 def crc32(data: bytes) -> int:
@@ -228,36 +227,6 @@ def failed(name: str, why: str) -> dict:
     }
 
 
-def _files(names: Iterable[str]) -> list[tuple[str, str | None]]:
-    # (file to verify, or a name and why it cannot be): folders give their .bin and .sgf
-    # files (recursively); a game's .json or .psq its .bin; each file once.
-    out: list[tuple[str, str | None]] = []
-    seen: set[str] = set()
-
-    def add(name: str, why: str | None = None) -> None:
-        if name not in seen:
-            seen.add(name)
-            out.append((name, why))
-
-    for name in names:
-        path = Path(name)
-        if not name:
-            add(name, "no file named")
-        elif path.is_dir():
-            found = sorted(
-                p for p in path.rglob("*") if p.suffix.lower() in (".bin", SGF) and p.is_file()
-            )
-            if not found:
-                add(name, "a folder with no .bin or .sgf files")
-            for p in found:
-                add(str(p))
-        elif path.suffix in _NOT_THE_BYTES:
-            add(str(path.with_suffix(".bin")))
-        else:
-            add(name)
-    return out
-
-
 def read_side(path: Path) -> tuple[dict | None, str | None]:
     # The sidecar beside ``path`` (None if there is none), or why it cannot be used.
     side_path = path.with_suffix(".json")
@@ -276,23 +245,15 @@ def read_side(path: Path) -> tuple[dict | None, str | None]:
     return side, None
 
 
-def verify_file(
+def verify_bin(
     name: str,
+    data: bytes,
     secret: bytes | None = None,
     key_for: Callable[[str], bytes | None] | None = None,
 ) -> dict:
-    """The report (``verify_game``) on the file ``name`` and the sidecar beside it
-    (``NAME.json``); an SGF (``NAME.sgf``) by the record inside it (``sgf_check``); a file
-    that cannot be read is FAILED."""
+    """The report (``verify_game``) on a game's stored bytes ``data`` read from the file
+    ``name``, with the sidecar beside it (``NAME.json``) if there is one."""
     path = Path(name)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        return failed(name, "cannot read: %s" % (e.strerror or e))
-    if path.suffix.lower() == SGF:
-        from host_tools.records import sgf_check
-
-        return sgf_check.verify_sgf(name, data, secret, key_for, path.with_suffix(".bin"))
     side, bad_side = read_side(path)
     if bad_side:
         report = verify_game(name, data, None, secret, key_for)
@@ -301,28 +262,6 @@ def verify_file(
         report["hmac"] = None
         return report
     return verify_game(name, data, side, secret, key_for, side_name=path.with_suffix(".json").name)
-
-
-def verify_paths(
-    names: Iterable[str],
-    secret: bytes | None = None,
-    key_for: Callable[[str], bytes | None] | None = None,
-) -> list[dict]:
-    """A report (``verify_game``) for every game named: files, or folders of synced games
-    (their .bin and .sgf files, recursively); a game's .json or .psq stands for its .bin; an
-    SGF is checked by the record it carries (``sgf_check.verify_sgf``).
-    ``secret`` the board's key for every game, else ``key_for(board id)`` (the paired keys:
-    ``host_tools.common.keys.get``)."""
-    reports = []
-    for name, why in _files(names):
-        if why is not None:
-            reports.append(failed(name, why))
-            continue
-        try:
-            reports.append(verify_file(name, secret, key_for))
-        except Exception as e:  # whatever it is: a line for this file, then the others
-            reports.append(failed(name, "cannot be checked: %r" % (e,)))
-    return reports
 
 
 def line(report: dict) -> str:
