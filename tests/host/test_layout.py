@@ -9,6 +9,7 @@ graph (Tarjan's strongly connected components), ``test_no_import_circle`` names 
 """
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -181,3 +182,53 @@ def test_the_check_finds_circles(tmp_path):
     src = tmp_path / "z.py"
     src.write_text("from p import x, name\n\ndef f():\n    import p.y\n    from . import q\n")
     assert imports("p.z", src, known) == {"p", "p.x", "p.y", "p.q"}
+
+
+# ---- the README's map -----------------------------------------------------------------------
+
+
+def layout_rows():
+    """The README's ``## Layout`` table: ``{path: description}`` (the first column's paths)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 2 or not cells[0].startswith("`"):
+            continue
+        for path in re.findall(r"`([^`]+)`", cells[0]):
+            rows[path] = cells[1]
+    return rows
+
+
+def test_the_readme_layout_is_the_tree():
+    # Every package of firmware/ and host_tools/ has its row; every file a row names is there
+    # (a name with a folder is from its tree's root); host_tools' rows name every module.
+    rows = layout_rows()
+    packages = sorted(
+        p.parent.relative_to(ROOT).as_posix() + "/"
+        for tree in ROOT_MODULES
+        for p in (ROOT / tree).glob("*/__init__.py")
+    )
+    missing = [p for p in packages if p not in rows]
+    assert not missing, "packages without a row in README's Layout: %s" % missing
+    gone, unnamed = [], []
+    for path, what in rows.items():
+        folder = ROOT / path
+        if not path.endswith("/") or not folder.is_dir():
+            if not (ROOT / path).exists():
+                gone.append(path)
+            continue
+        tree = ROOT / path.split("/")[0]
+        for name in re.findall(r"`([\w/.-]+\.(?:py|js))`", what):
+            if not ((folder / name).exists() or (tree / name).exists() or (ROOT / name).exists()):
+                gone.append(path + name)
+        if path.startswith("host_tools/") and path != "host_tools/":
+            named = set(re.findall(r"`([\w.-]+\.py)`", what))
+            unnamed += [
+                path + p.name
+                for p in sorted(folder.glob("*.py"))
+                if p.name not in named and p.stem not in ("__init__", "cli")
+            ]
+    assert not gone, "README's Layout names what is not there: %s" % gone
+    assert not unnamed, "modules README's Layout does not name: %s" % unnamed
