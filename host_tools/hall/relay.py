@@ -141,6 +141,8 @@ def state_key(state) -> str | None:
     changes by itself): equal keys, nothing happened."""
     if not isinstance(state, dict):
         return None
+    # The reply's envelope (its request's id, new at every poll) is not the board's state.
+    state = {k: v for k, v in state.items() if k not in ("v", "id", "ok")}
     clock = state.get("clock")
     if isinstance(clock, dict):
         state = dict(state, clock={k: v for k, v in clock.items() if k != "elapsed"})

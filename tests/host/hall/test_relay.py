@@ -624,3 +624,15 @@ def test_garbage_on_the_halls_topics_is_said_and_the_relay_goes_on(tmp_path, env
             relay.stop()
         consumer.close()
         vb.close()
+
+
+def test_an_idle_board_is_not_news():
+    # The relay polls each board's state every second: a reply that differs only by its
+    # envelope (the request's id) or the running clock's elapsed time changed nothing, so no
+    # journal read and no snapshot follow (1,000 idle boards: 1,000 snapshots a second before).
+    from host_tools.hall.relay import state_key
+
+    reply = {"v": 1, "id": 7, "ok": True, "ply": 3, "clock": {"state": "running", "elapsed": 5}}
+    again = dict(reply, id=8, clock={"state": "running", "elapsed": 1005})
+    assert state_key(reply) == state_key(again)
+    assert state_key(reply) != state_key(dict(reply, ply=4))
