@@ -146,6 +146,12 @@ class Result:
     bad_messages: int = 0
     verdicts: dict = field(default_factory=dict)
     status: dict = field(default_factory=dict)
+    serve: float = 0.01  # the stand-ins' poll of their links, s
+    nice: int = 0  # the stand-ins' and relays' niceness
+    idle_usage: dict = field(default_factory=dict)  # as usage, before go (the boards still)
+    idle_machine: list = field(default_factory=list)
+    closed: dict = field(default_factory=dict)  # view -> times the hall closed its page
+    hall_moves: dict = field(default_factory=dict)  # (board, game) -> moves, the hall's API
     notes: list = field(default_factory=list)
 
     def _view(self, view: str) -> tuple[dict, dict]:
@@ -177,6 +183,10 @@ class Result:
             if k in arrivals and lo <= t - self.go < hi:
                 out.append(arrivals[k][0][0] - t)
         return sorted(out)
+
+    def not_in_hall(self) -> list:
+        """The moves pressed that the hall's own games (``/api/live/games``) lack."""
+        return sorted(k for k in self.presses if self.hall_moves.get(k[:2], 0) < k[2])
 
     def early(self) -> tuple[list, list]:
         """The moves the public page had sooner than the delay: ``(after their press, after
@@ -227,41 +237,60 @@ class _Procs:
 
 async def _client(url, result, view, states, stop, auth=None) -> None:
     # A page (``view``: the signed-in one, /ws?live=1, with ``auth``; the public one, /ws):
-    # every record message noted with its arrival time, every state's board.
+    # every record message noted with its arrival time, every state's board. A page the hall
+    # closes connects again, as the hall's pages do; what it missed meanwhile stays missing.
+    import aiohttp
+
+    path = "ws?live=1" if view == LIVE else "ws"
+    async with aiohttp.ClientSession(headers=auth) as s:
+        while not stop.is_set():
+            # No heartbeat of ours: a hall too busy to answer a ping in time is measured,
+            # not left (the hall pings the page; aiohttp answers as it reads).
+            async with s.ws_connect(url + path, max_msg_size=0) as ws:
+                await _page(ws, result, view, states, stop)
+            if not stop.is_set():
+                when = "%.0f s after go" % (time.time() - result.go) if result.go else "before go"
+                result.notes.append("the hall closed the %s WebSocket %s" % (view, when))
+                result.closed[view] = result.closed.get(view, 0) + 1
+                await asyncio.sleep(1.0)
+
+
+async def _page(ws, result, view, states, stop) -> None:
     import aiohttp
 
     arrivals, orders = result._view(view)
-    path = "ws?live=1" if view == LIVE else "ws"
-    async with aiohttp.ClientSession(headers=auth) as s:
-        async with s.ws_connect(url + path, heartbeat=30, max_msg_size=0) as ws:
-            while not stop.is_set():
-                try:
-                    msg = await asyncio.wait_for(ws.receive(), 0.5)
-                except asyncio.TimeoutError:
-                    continue
-                if msg.type != aiohttp.WSMsgType.TEXT:
-                    if msg.type in (aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR):
-                        result.notes.append("the hall closed the %s WebSocket" % view)
-                        return
-                    continue
-                now = time.time()
-                try:
-                    m = json.loads(msg.data)
-                    kind = m.get("type")
-                    if kind == "board":  # a board's snapshot changed: the hall has it
-                        states.add(m["board"]["id"])
-                    elif kind == "snapshot":
-                        states.update(b["id"] for b in m.get("boards", []))
-                    elif kind == "record":
-                        g = (m["board"], m["game"])
-                        orders.setdefault(g, []).append(m["seq"])
-                        rec = m["rec"]
-                        if rec.get("type") == "move":
-                            key = (m["board"], m["game"], rec["ply"])
-                            hit = (now, m["seq"], m.get("at"), m.get("received"))
-                            arrivals.setdefault(key, []).append(hit)
-                except (ValueError, KeyError, TypeError, AttributeError):
-                    result.bad_messages += 1
+    while not stop.is_set():
+        try:
+            msg = await asyncio.wait_for(ws.receive(), 0.5)
+        except asyncio.TimeoutError:
+            continue
+        if msg.type != aiohttp.WSMsgType.TEXT:
+            if msg.type in (
+                aiohttp.WSMsgType.CLOSE,
+                aiohttp.WSMsgType.CLOSING,
+                aiohttp.WSMsgType.CLOSED,
+                aiohttp.WSMsgType.ERROR,
+            ):
+                return
+            continue
+        now = time.time()
+        try:
+            m = json.loads(msg.data)
+            kind = m.get("type")
+            if kind == "board":  # a board's snapshot changed: the hall has it
+                states.add(m["board"]["id"])
+            elif kind == "snapshot":
+                states.update(b["id"] for b in m.get("boards", []))
+            elif kind == "record":
+                g = (m["board"], m["game"])
+                orders.setdefault(g, []).append(m["seq"])
+                rec = m["rec"]
+                if rec.get("type") == "move":
+                    key = (m["board"], m["game"], rec["ply"])
+                    hit = (now, m["seq"], m.get("at"), m.get("received"))
+                    arrivals.setdefault(key, []).append(hit)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            result.bad_messages += 1
 
 
 async def _ask_hall(url: str, result: Result, auth) -> None:
@@ -281,6 +310,7 @@ async def _ask_hall(url: str, result: Result, auth) -> None:
     for g in games:
         v = str(g.get("verified"))
         result.verdicts[v] = result.verdicts.get(v, 0) + 1
+        result.hall_moves[(g.get("board"), g.get("game"))] = g.get("moves", 0)
 
 
 async def _sample(procs: dict, result: Result, stop: asyncio.Event) -> None:
@@ -333,6 +363,22 @@ def basic_auth(user: str, password: str) -> dict:
     return {"Authorization": "Basic " + token}
 
 
+def _niced(n: int):
+    # A child's niceness, set between fork and exec: its own and, as every child is the first
+    # of its own session, its session's autogroup's (Linux with sched_autogroup_enabled
+    # shares the CPU between sessions first: a process's own niceness then only orders it
+    # among its session's threads).
+    def nice():
+        os.nice(n)
+        try:
+            with open("/proc/self/autogroup", "w") as f:
+                f.write(str(n))
+        except OSError:
+            pass  # no autogroups here: the process's niceness is the whole of it
+
+    return nice if n else None
+
+
 def relay_of(index: int, relays: int) -> str:
     """The relay id board ``index`` is plugged into: every ``relays``-th board to one."""
     return "r%d" % (index % relays + 1)
@@ -362,10 +408,16 @@ def run(
     delay: float = 10.0,
     moves: int = 0,
     keys: bool = True,
+    serve: float = 0.01,
+    nice: int = 0,
+    idle: float = 0.0,
 ) -> Result:
     """One run: stand-ins, broker, relays, hall and the pages' clients up; the boards play
     for ``seconds``; then ``drain`` seconds at most without news (after the delay) for the
-    last moves to reach both pages; everything torn down. ``say`` gets progress lines."""
+    last moves to reach both pages; everything torn down. ``say`` gets progress lines.
+    ``serve``: the stand-ins' poll of their links (s); ``nice``: the stand-ins and relays run
+    at this niceness (the hall and the broker at the bench's); ``idle``: seconds the CPU is
+    sampled before go, the boards followed and still."""
     from host_tools import hall_auth as AU
     from host_tools import hall_boards as HB
     from host_tools.broker import Broker
@@ -376,6 +428,7 @@ def run(
     env["TENGEN_CONFIG_DIR"] = str(tmp / "config")
     env["TENGEN_DATA_DIR"] = str(tmp / "data")
     result = Result(boards, relays, pace, seconds, delay=delay, moves=moves)
+    result.serve, result.nice = serve, nice
     procs = _Procs()
     broker = None
     standins: list[subprocess.Popen] = []
@@ -390,6 +443,7 @@ def run(
             args = [sys.executable, "-m", "bench.standin", "--folder", str(tmp / "boards")]
             args += ["--boards", str(n), "--first", str(first), "--total", str(boards)]
             args += ["--pace", str(pace), "--record", str(rec), "--moves", str(moves)]
+            args += ["--serve", str(serve)]
             if corpus:
                 args += ["--corpus", corpus]
             p = procs.start(
@@ -401,6 +455,7 @@ def run(
                 stdout=subprocess.PIPE,
                 text=True,
                 bufsize=1,
+                preexec_fn=_niced(nice),
             )
             standins.append(p)
             for line in _until(_reader(p), "ready", 120, "bench.standin"):
@@ -449,6 +504,7 @@ def run(
                     env=env,
                     stdout=subprocess.DEVNULL,
                     stderr=open(tmp / ("relay-%d.log" % (k + 1)), "wb"),  # noqa: SIM115
+                    preexec_fn=_niced(nice),
                 )
             )
         watched = {"broker": broker.pid, "hall": hall.pid, "page clients": os.getpid()}
@@ -457,7 +513,9 @@ def run(
         for k, p in enumerate(standins):
             watched["stand-ins %d" % k] = p.pid
         asyncio.run(
-            _measure(url, auth, result, watched, standins, records, follow_timeout, drain, say)
+            _measure(
+                url, auth, result, watched, standins, records, follow_timeout, drain, say, idle
+            )
         )
         result.presses = _read_presses(records)
         dead = [n for n, p in procs.procs if p.poll() is not None]
@@ -487,7 +545,9 @@ def _tell(procs: list[subprocess.Popen], word: str) -> None:
             pass
 
 
-async def _measure(url, auth, result, watched, standins, records, follow_timeout, drain, say):
+async def _measure(
+    url, auth, result, watched, standins, records, follow_timeout, drain, say, idle=0.0
+):
     # Both pages' clients up; go once the hall has every board's state; stop after the run's
     # seconds; wait for the moves still on their way (the public page: the delay more).
     stop = asyncio.Event()
@@ -502,6 +562,15 @@ async def _measure(url, auth, result, watched, standins, records, follow_timeout
                 c.result()  # the connection failed: its exception
         await asyncio.sleep(0.2)
     result.followed = len(states)
+    if idle > 0:  # what following the boards costs before any of them plays
+        say("the hall has %d of %d boards; %g s still" % (len(states), result.boards, idle))
+        calm = Result(result.boards, result.relays, result.pace, idle)
+        done = asyncio.Event()
+        watch = asyncio.create_task(_sample(watched, calm, done))
+        await asyncio.sleep(idle)
+        done.set()
+        await watch
+        result.idle_usage, result.idle_machine = calm.usage, calm.machine
     say("the hall has %d of %d boards; go" % (len(states), result.boards))
     sampler = asyncio.create_task(_sample(watched, result, stop))
     result.go = time.time()
@@ -516,6 +585,7 @@ async def _measure(url, auth, result, watched, standins, records, follow_timeout
     say("stopped: %d moves pressed; waiting for the pages" % len(presses))
     last, seen = time.monotonic(), -1
     while time.monotonic() - last < drain + result.delay:
+        presses = _read_presses(records)  # a stand-in slow to hear "stop" pressed once more
         got = sum(1 for k in presses if k in result.arrivals) + sum(
             1 for k in presses if k in result.public
         )
@@ -598,6 +668,15 @@ def report(r: Result, out=print) -> None:
                 "%d / %d" % (len(by_press), len(by_hall)),
             )
         )
+    if r.hall_moves:
+        rows.append(("moves pressed the hall lacks (its API)", "%d" % len(r.not_in_hall())))
+    if r.closed:
+        rows.append(
+            (
+                "pages the hall closed (too far behind)",
+                ", ".join("%s %d" % kv for kv in sorted(r.closed.items())),
+            )
+        )
     if r.verdicts:
         rows.append(
             (
@@ -625,35 +704,20 @@ def report(r: Result, out=print) -> None:
     width = max(len(a) for a, _ in rows)
     for a, b in rows:
         out("%-*s  %s" % (width, a, b))
+    if r.idle_usage:
+        out("")
+        out("before go: the boards followed, none playing")
+        _usage_table(r.idle_usage, r.idle_machine, out)
     out("")
-    out("%-15s %10s %10s %11s" % ("process", "CPU avg %", "CPU peak %", "RSS peak MB"))
-    names = list(r.usage)
-    relays = [n for n in names if n.startswith("relay")]
-    stands = [n for n in names if n.startswith("stand-ins")]
-    for name in ["broker", "hall"] + relays:
-        if name in r.usage:
-            out(_usage_line(name, [r.usage[name]]))
-    if len(relays) > 1:
-        out(_usage_line("relays (sum)", [r.usage[n] for n in relays]))
-    if stands:
-        out(_usage_line("stand-ins (sum)", [r.usage[n] for n in stands]))
-    if "page clients" in r.usage:
-        out(_usage_line("page clients", [r.usage["page clients"]]))
+    if r.idle_usage:
+        out("while the boards play")
+    _usage_table(r.usage, r.machine, out)
     if r.machine:
-        import psutil
-
-        cores = psutil.cpu_count()
-        others = [o for _, o in r.machine]
+        out("load average %.1f at go, %.1f at the end" % (r.load or (0.0, 0.0)))
+    if r.nice or r.serve != 0.01:
         out(
-            "machine: %d cores, all busy %.0f %% of one core on average; other programs "
-            "%.0f %% (peak %.0f %%); load average %.1f at go, %.1f at the end"
-            % (
-                cores,
-                sum(m for m, _ in r.machine) / len(r.machine),
-                sum(others) / len(others),
-                max(others),
-                *(r.load or (0.0, 0.0)),
-            )
+            "stand-ins polling their links every %g s; stand-ins and relays at nice %d"
+            % (r.serve, r.nice)
         )
     for view in (LIVE, PUBLIC):
         for keys, what in (
@@ -676,6 +740,36 @@ def report(r: Result, out=print) -> None:
         out("WebSocket messages not understood: %d" % r.bad_messages)
     for note in r.notes:
         out("note: " + note)
+
+
+def _usage_table(usage: dict, machine: list, out) -> None:
+    out("%-15s %10s %10s %11s" % ("process", "CPU avg %", "CPU peak %", "RSS peak MB"))
+    names = list(usage)
+    relays = [n for n in names if n.startswith("relay")]
+    stands = [n for n in names if n.startswith("stand-ins")]
+    for name in ["broker", "hall"] + relays:
+        if name in usage:
+            out(_usage_line(name, [usage[name]]))
+    if len(relays) > 1:
+        out(_usage_line("relays (sum)", [usage[n] for n in relays]))
+    if stands:
+        out(_usage_line("stand-ins (sum)", [usage[n] for n in stands]))
+    if "page clients" in usage:
+        out(_usage_line("page clients", [usage["page clients"]]))
+    if machine:
+        import psutil
+
+        others = [o for _, o in machine]
+        out(
+            "machine: %d cores, all busy %.0f %% of one core on average; other programs "
+            "%.0f %% (peak %.0f %%)"
+            % (
+                psutil.cpu_count(),
+                sum(m for m, _ in machine) / len(machine),
+                sum(others) / len(others),
+                max(others),
+            )
+        )
 
 
 def _segments(r: Result) -> list:
@@ -740,6 +834,9 @@ def main(argv=None) -> int:
     p.add_argument("--delay", type=float, default=10.0, help="the hall's --delay, s")
     p.add_argument("--moves", type=int, default=0, help="a game's moves at most (0: all)")
     p.add_argument("--no-keys", action="store_true", help="register the boards without keys")
+    p.add_argument("--serve", type=float, default=0.01, help="the stand-ins' link poll, s")
+    p.add_argument("--nice", type=int, default=0, help="the stand-ins' and relays' niceness")
+    p.add_argument("--idle", type=float, default=0.0, help="CPU sampled before go, s")
     p.add_argument("--drain", type=float, default=30.0, help="wait for the last moves, s")
     p.add_argument("--follow", type=float, default=120.0, help="wait for every board, s")
     p.add_argument("--corpus", default=None, help="the Go corpus folder (default: ../shared)")
@@ -748,8 +845,8 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     if a.boards < 1 or not 1 <= a.relays <= a.boards or a.pace <= 0 or a.seconds <= 0:
         p.error("--boards >= 1, --relays 1..boards, --pace and --seconds > 0")
-    if a.delay < 0 or a.moves < 0:
-        p.error("--delay and --moves: not negative")
+    if a.delay < 0 or a.moves < 0 or a.idle < 0 or not 0 < a.serve <= 1:
+        p.error("--delay, --moves, --idle: not negative; --serve 0-1 s")
     from host_tools.broker import BrokerError, mosquitto
 
     try:
@@ -774,6 +871,9 @@ def main(argv=None) -> int:
         delay=a.delay,
         moves=a.moves,
         keys=not a.no_keys,
+        serve=a.serve,
+        nice=a.nice,
+        idle=a.idle,
     )
     report(r)
     if a.dump:

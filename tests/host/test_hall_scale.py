@@ -214,3 +214,4 @@ def test_the_bench_at_a_small_size_brings_every_move_once_in_order(tmp_path):
     assert r.verdicts.get("verified", 0) >= 6 and "failed" not in r.verdicts, r.verdicts
     assert "unverified" not in r.verdicts, r.verdicts
     assert r.status.get("bad", {}).get("total") == 0, r.status
+    assert r.not_in_hall() == [] and r.closed == {}  # the hall's API has every move too
