@@ -563,6 +563,10 @@ async def _measure(
         await asyncio.sleep(0.2)
     result.followed = len(states)
     if idle > 0:  # what following the boards costs before any of them plays
+        # Once the public page too has every board, and 5 s on: the start's messages done.
+        while len(public_states) < result.boards and time.monotonic() < end:
+            await asyncio.sleep(0.2)
+        await asyncio.sleep(5.0)
         say("the hall has %d of %d boards; %g s still" % (len(states), result.boards, idle))
         calm = Result(result.boards, result.relays, result.pace, idle)
         done = asyncio.Event()
