@@ -158,7 +158,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.chip || { echo "bench: bench/chip.py failed"; status=1; }; \
 	echo "== bench/host_sync.py (CPython: the host tools over a pseudo-terminal)"; \
 	$(BIN)/python -m bench.host_sync || { echo "bench: bench/host_sync.py failed"; status=1; }; \
-	echo "== bench/hall_scale.py (CPython: 200 boards through 4 relays to the hall's page)"; \
+	echo "== bench/hall_scale.py (CPython: 200 boards through 4 relays to the hall's two pages)"; \
 	$(BIN)/python -m bench.hall_scale || { echo "bench: bench/hall_scale.py failed"; status=1; }; \
 	exit $$status
 

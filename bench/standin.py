@@ -5,6 +5,7 @@ the firmware's own link (``firmware/link/server.py``'s ``Server``) over a real j
 
     python -m bench.standin --folder DIR --boards 50 [--first 0] [--total 50] [--pace 5]
                             [--moves N] [--games N] [--corpus DIR | --builtin] [--record FILE]
+                            [--serve 0.01]
 
 Start reading at ``StandIn`` (one board), then ``Host`` (the loop that serves them all).
 Each board's link is served on a pseudo-terminal, raw, read and written without blocking as
@@ -55,6 +56,7 @@ N = 19
 SERVE_S = 0.01  # every link is polled this often (the board's link task: 10 ms)
 OUT_MAX = 256 * 1024  # bytes a link keeps for a PC that does not read; past it, dropped
 READ_MAX = 4096
+BACKLOG_S = 0.002  # a pty that had no room is written again this soon
 
 
 def corpus_root() -> Path | None:
@@ -285,12 +287,17 @@ class StandIn:
 
 class Host:
     """The stand-ins of one process, served in one selector loop: every link read as soon as
-    the PC writes, every server polled each ``SERVE_S``, each board's press due every
-    ``pace`` seconds (``go``), the first ``offset(board)`` seconds after go."""
+    the PC writes, every server polled each ``serve`` seconds (the board's ``SERVE_S``), each
+    board's press due every ``pace`` seconds (``go``), the first ``offset(board)`` seconds
+    after go. A press and a request are answered at once whatever ``serve`` is: a longer one
+    only spares the CPU the polls that find nothing to do (many boards on one machine)."""
 
-    def __init__(self, boards: list[StandIn], pace: float, offsets=None, record=None):
+    def __init__(
+        self, boards: list[StandIn], pace: float, offsets=None, record=None, serve=SERVE_S
+    ):
         self.boards = boards
-        self.record = record  # the presses' file, flushed each SERVE_S
+        self.record = record  # the presses' file, flushed each serve
+        self.serve = serve
         self.pace = pace
         self.offsets = offsets or [pace * k / max(1, len(boards)) for k in range(len(boards))]
         self.sel = selectors.DefaultSelector()
@@ -342,29 +349,39 @@ class Host:
     def run(self, until=None) -> None:
         """Serve until ``quit``, the end of the commands, or ``until()`` says so."""
         next_serve = time.monotonic()
+        backlog: set = set()  # boards whose pty had no room for all they said
         while self.running and not (until and until()):
             now = time.monotonic()
             wait = next_serve - now
             if self.due:
                 wait = min(wait, self.due[0][0] - now)
+            if backlog:  # a reply the pty did not take whole: the rest as soon as it can
+                wait = min(wait, BACKLOG_S)
             for key, _ in self.sel.select(max(0.0, wait)):
                 if key.data is None:
                     self._command()
                 elif not key.data.readable():
                     self.sel.unregister(key.fd)
+                elif key.data.outbuf:
+                    backlog.add(key.data)
             now = time.monotonic()
             while self.playing and self.due and self.due[0][0] <= now:
                 at, k = heapq.heappop(self.due)
                 b = self.boards[k]
                 b.press(ticks.now_ms())
                 b.serve()  # the move event goes out at once, as the board's next link pass
+                if b.outbuf:
+                    backlog.add(b)
                 heapq.heappush(self.due, (at + self.pace, k))
+            for b in list(backlog):
+                if b.flush():
+                    backlog.discard(b)
             if now >= next_serve:
                 for b in self.boards:
                     b.serve()
                 if self.record is not None:
                     self.record.flush()
-                next_serve = now + SERVE_S
+                next_serve = now + self.serve
 
     def close(self) -> None:
         for b in self.boards:
@@ -423,15 +440,18 @@ def main(argv=None) -> int:
     p.add_argument("--corpus", default=None, help="the Go corpus folder (index.tsv)")
     p.add_argument("--builtin", action="store_true", help="the built-in moves, not the corpus")
     p.add_argument("--record", default=None, help="the presses' file")
+    p.add_argument(
+        "--serve", type=float, default=SERVE_S, help="seconds between two polls of every link"
+    )
     a = p.parse_args(argv)
-    if not 1 <= a.boards <= 1000 or a.pace <= 0:
-        p.error("--boards 1-1000, --pace > 0")
+    if not 1 <= a.boards <= 1000 or a.pace <= 0 or not 0 < a.serve <= 1:
+        p.error("--boards 1-1000, --pace > 0, --serve 0-1 s")
     total = a.total or a.first + a.boards
     record = open(a.record, "a", buffering=1 << 16) if a.record else None  # noqa: SIM115
     corpus = False if a.builtin else Path(a.corpus) if a.corpus else True
     boards = make_boards(a.folder, a.boards, a.first, total, a.moves, record, corpus, a.games)
     offsets = [a.pace * (a.first + k) / total for k in range(a.boards)]
-    host = Host(boards, a.pace, offsets, record)
+    host = Host(boards, a.pace, offsets, record, a.serve)
     host.watch(sys.stdin.fileno())
     for b in boards:
         print("link %s %s" % (b.board, b.link))

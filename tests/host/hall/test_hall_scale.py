@@ -1,7 +1,9 @@
 """The hall's scale bench (``bench/hall_scale.py``) at a small size, and its stand-in boards
 (``bench/standin.py``) on their own: a stand-in's link answers as a board's does, and
 ``tengen sync`` brings its finished game home over the pty. No timing thresholds: the bench
-run checks that every move pressed reaches the hall's ``/ws`` exactly once, in order.
+run checks that every move pressed reaches the hall's signed-in ``/ws?live=1`` and its public
+``/ws`` exactly once, in order, the public one never sooner than the delay, and that the hall
+proved the finished games with the keys the bench registered.
 """
 
 import os
@@ -124,9 +126,51 @@ def test_the_report_names_missing_and_repeated_moves():
     text = "\n".join(lines)
     assert r.missing() == [("b000", 1, 2)] and r.repeats() == [("b001", 1, 1)]
     assert r.strays() == [("b009", 1, 1)] and r.out_of_order() == [("b001", 1)]
-    assert "missing (first 10): b000/1/2" in text
-    assert "repeated (first 10): b001/1/1" in text
-    assert "unknown (first 10): b009/1/1" in text
+    assert "missing on the live page (first 10): b000/1/2" in text
+    assert "repeated on the live page (first 10): b001/1/1" in text
+    assert "unknown on the live page (first 10): b009/1/1" in text
+    # The public page had none of them: all three missing there.
+    assert r.missing("public") == sorted(r.presses)
+    assert "missing on the public page (first 10): b000/1/1 b000/1/2 b001/1/1" in text
+
+
+def test_a_public_move_sooner_than_the_delay_is_named():
+    # The adversary's case: the hall lets a move out early. After its press (a move the
+    # public had 9.9 s after it was pressed, with a 10 s delay) or after the hall had it
+    # (received at 100.5 s, on the public page at 110.4 s): both counted, both named.
+    r = hall_scale.Result(
+        boards=2, relays=1, pace=1.0, seconds=2.0, delay=10.0, go=100.0, stopped=102.0
+    )
+    r.presses = {("b000", 1, 1): 100.0, ("b001", 1, 1): 100.2, ("b001", 1, 2): 100.3}
+    r.public = {
+        ("b000", 1, 1): [(109.9, 1, 100050, 100080)],  # 9.9 s after the press
+        ("b001", 1, 1): [(110.4, 1, 100450, 100500)],  # 9.9 s after the hall had it
+        ("b001", 1, 2): [(110.9, 2, 100350, 100400)],  # on time both ways
+    }
+    by_press, by_hall = r.early()
+    assert by_press == [("b000", 1, 1)]
+    assert by_hall == [("b000", 1, 1), ("b001", 1, 1)]
+    lines = []
+    hall_scale.report(r, out=lines.append)
+    text = "\n".join(lines)
+    assert "sooner than the delay after its press (first 10): b000/1/1" in text
+    assert "sooner than the delay after the hall's receipt (first 10): b000/1/1 b001/1/1" in text
+
+
+def test_the_register_has_every_board_s_own_secret_and_relay(tmp_path):
+    boards = make_boards(tmp_path / "boards", 3, corpus=False)
+    try:
+        links = [(b.board, b.link) for b in boards]
+        reg = hall_scale.register(tmp_path / "boards", links, relays=2)
+        assert [reg[b]["relay"] for b in ("b000", "b001", "b002")] == ["r1", "r2", "r1"]
+        for b in boards:
+            assert reg[b.board]["key"] == b.server.secret and len(b.server.secret) == 32
+        assert len({r["key"] for r in reg.values()}) == 3  # a key per board
+        plain = hall_scale.register(tmp_path / "boards", links, relays=2, keys=False)
+        assert all(r["key"] is None for r in plain.values())
+    finally:
+        for b in boards:
+            b.close()
 
 
 def _components():
@@ -145,13 +189,29 @@ def test_the_bench_at_a_small_size_brings_every_move_once_in_order(tmp_path):
     if why:
         pytest.skip("the hall's scale bench needs mosquitto, tengen relay and tengen hall: " + why)
     r = hall_scale.run(
-        boards=6, relays=2, pace=0.5, seconds=12, drain=60, folder=str(tmp_path), say=print
+        boards=6,
+        relays=2,
+        pace=0.5,
+        seconds=12,
+        drain=60,
+        folder=str(tmp_path),
+        say=print,
+        delay=2.0,
+        moves=8,
     )
     lines = []
     hall_scale.report(r, out=lines.append)
     print("\n".join(lines))
     assert len(r.presses) >= 6 * 10  # each board pressed most of its 24 moves
-    assert r.missing() == [] and r.repeats() == [] and r.strays() == []
-    for game, seqs in r.orders.items():
-        assert seqs == list(range(len(seqs))), game  # every record, once, in seq order
+    assert r.keyed == 6
+    for view in ("live", "public"):
+        assert r.missing(view) == [] and r.repeats(view) == [] and r.strays(view) == []
+        for game, seqs in r._view(view)[1].items():
+            assert seqs == list(range(len(seqs))), (view, game)  # every record once, in order
+    assert r.early() == ([], [])  # the public page never had a move sooner than the delay
     assert not r.bad_messages
+    # Games of 8 moves: finished ones were proven with the board's key, none failed.
+    assert r.verdicts.get("verified", 0) >= 6 and "failed" not in r.verdicts, r.verdicts
+    assert "unverified" not in r.verdicts, r.verdicts
+    assert r.status.get("bad", {}).get("total") == 0, r.status
+    assert r.not_in_hall() == [] and r.closed == {}  # the hall's API has every move too
