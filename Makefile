@@ -27,9 +27,10 @@ STAMP := $(VENV)/.installed
 # The test data (GNU Go referee games: JSON lines of up to 0.8 MB) needs more than the unix
 # port's default 2 MB heap. The firmware's own memory budget is checked by its tests.
 MP_TEST_HEAP := 64M
-# pytest's workers (pytest-xdist): one per core. Every test keeps to its own temporary folder
-# and free ports; what a session builds once (the chip's images, the emulator) is built under
-# a file lock, so the workers and two runs on one machine share it.
+# pytest's workers (pytest-xdist): one per core, and the MicroPython suite beside them (most
+# host tests wait on real time: a game, a broker, a browser). Every test keeps to its own
+# temporary folder and free ports; what a session builds once (the chip's images, the
+# emulator) is built under a file lock, so the workers and two runs on one machine share it.
 PYTEST_WORKERS ?= auto
 
 # kicad-symbols and kicad-footprints (KiCad's own libraries: the schematic's symbols, the
@@ -109,10 +110,13 @@ test: $(STAMP)
 	{ $(BIN)/python -m host_tools.board.chip --variant tengen unfixed stock >build/chip-test.log 2>&1 & }; \
 	echo "== lint (ruff)"; \
 	$(MAKE) --no-print-directory lint || status=1; \
+	$(MP) -X heapsize=$(MP_TEST_HEAP) tests/mp_run.py >build/mp-test.log 2>&1 & mp=$$!; \
 	echo "== pytest (CPython, $(PYTEST_WORKERS) workers; the slowest tests listed at the end)"; \
+	echo "   (beside it, the MicroPython suite: build/mp-test.log)"; \
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --durations=15 || { rc=$$?; [ $$rc -eq 5 ] || status=1; }; \
 	echo "== tests/mp_run.py (MicroPython unix port)"; \
-	$(MP) -X heapsize=$(MP_TEST_HEAP) tests/mp_run.py || status=1; \
+	wait $$mp || status=1; \
+	cat build/mp-test.log; \
 	exit $$status
 
 # Both checks always run; the target fails if either does.

@@ -106,6 +106,8 @@ def test_closing_the_terminal_stops_the_view_and_the_board(tmp_path):
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 120, 0, 0))
     env = dict(os.environ, TERM="xterm-256color", **{RUNTIME_ENV: str(tmp_path / "run")})
+    for size in ("COLUMNS", "LINES"):  # the terminal's own size, not the test run's
+        env.pop(size, None)
 
     def controlling_terminal():
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
