@@ -719,6 +719,15 @@ def report(r: Result, out=print) -> None:
                 ),
             )
         )
+        # Every live record's MAC is checked by the hall (proof.Chain): say how many failed, and
+        # what it held unproven at the end (records waiting for the MAC of a later read).
+        kept = bad.get("kept") or {}
+        rows.append(
+            (
+                "live records forged (MAC failed) / held",
+                "%s / %s bytes" % (bad.get("forged", "-"), kept.get("held_bytes", "-")),
+            )
+        )
         rows.append(("the hall's replays asked", "%s" % r.status.get("replays_asked", "-")))
     out("")
     width = max(len(a) for a, _ in rows)
