@@ -93,11 +93,10 @@ HOLD_BYTES = 1 << 16  # and their bytes: a read brings a few records (a game's a
 
 class Chain:
     """A live game's records proven by the board's MACs of its bytes (the module's text).
-    ``count`` records and ``size`` bytes proven; ``data`` the proven bytes (kept by the hall,
-    so that a restarted hall goes on from them)."""
+    ``count`` records proven; ``data`` their bytes (kept by the hall, so that a restarted hall
+    goes on from them); ``held`` what waits for a MAC."""
 
     def __init__(self, key: bytes, data: bytes = b""):
-        self._key = key
         self._mac = hmac.new(key, digestmod=hashlib.sha256)
         self.data = bytearray()
         self.ends: list = []  # where each proven record's bytes end in ``data``
@@ -154,7 +153,7 @@ class Chain:
         out: list = []
         s, buf, first = self.count, bytearray(), self.count
         while s in self.held:
-            r, raw, m = self.held[s]
+            _, raw, m = self.held[s]
             if raw is None:
                 break  # no bytes (a packed game's record): only the game's proof tells
             buf += raw
