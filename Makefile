@@ -27,11 +27,12 @@ STAMP := $(VENV)/.installed
 # The test data (GNU Go referee games: JSON lines of up to 0.8 MB) needs more than the unix
 # port's default 2 MB heap. The firmware's own memory budget is checked by its tests.
 MP_TEST_HEAP := 64M
-# pytest's workers (pytest-xdist): one per core, and the MicroPython suite beside them (most
-# host tests wait on real time: a game, a broker, a browser). Every test keeps to its own
-# temporary folder and free ports; what a session builds once (the chip's images, the
-# emulator) is built under a file lock, so the workers and two runs on one machine share it.
-PYTEST_WORKERS ?= auto
+# pytest's workers (pytest-xdist): two per core, and the MicroPython suite beside them: most
+# host tests wait on real time (a game, a broker, a browser), so a core has room for two. The
+# longest tests start first and what shares a costly fixture runs on one worker (tests/conftest.py:
+# the order). Every test keeps to its own temporary folder and free ports; what a session builds
+# once (the chip's images, the emulator) is built under a file lock, so two runs share it.
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 
 # kicad-symbols and kicad-footprints (KiCad's own libraries: the schematic's symbols, the
 # footprints the BOM names and checks) and graphviz (the block diagram), from Debian's apt as
@@ -113,7 +114,7 @@ test: $(STAMP)
 	$(MP) -X heapsize=$(MP_TEST_HEAP) tests/mp_run.py >build/mp-test.log 2>&1 & mp=$$!; \
 	echo "== pytest (CPython, $(PYTEST_WORKERS) workers; the slowest tests listed at the end)"; \
 	echo "   (beside it, the MicroPython suite: build/mp-test.log)"; \
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --durations=15 || { rc=$$?; [ $$rc -eq 5 ] || status=1; }; \
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15 || { rc=$$?; [ $$rc -eq 5 ] || status=1; }; \
 	echo "== tests/mp_run.py (MicroPython unix port)"; \
 	wait $$mp || status=1; \
 	cat build/mp-test.log; \

@@ -5,8 +5,8 @@ Vertices are GTP's: columns A..T without I, rows from 1 at the bottom.
 """
 
 import os
+import random
 import sys
-import time
 
 from firmware.gtp.core import clean
 from firmware.gtp.go import Engine, format_komi, parse_komi, star_points
@@ -47,10 +47,11 @@ _temp_count = [0]
 def temp_sgf(text):
     """Write ``text`` to a fresh temporary file; return its path (the caller removes it)."""
     _temp_count[0] += 1
-    path = "%s/tengen-test-gtp-%s-%d-%d.sgf" % (
+    # Random bits in the name: pytest's workers and two runs on one machine share the folder.
+    path = "%s/tengen-test-gtp-%s-%08x-%d.sgf" % (
         os.getenv("TMPDIR") or "/tmp",
         sys.implementation.name,
-        int(time.time()),
+        random.getrandbits(32),
         _temp_count[0],
     )
     with open(path, "w") as f:

@@ -14,6 +14,7 @@ import pytest
 from bench import chip
 
 
+@pytest.mark.slow(24)
 def test_chip_benches_run_end_to_end(tmp_path, capsys):
     try:
         chip.find_image()

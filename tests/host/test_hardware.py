@@ -7,6 +7,8 @@ import importlib.util
 import re
 from pathlib import Path
 
+import pytest
+
 from hardware.design import pinmap
 from hardware.design.netlist import read
 
@@ -25,6 +27,7 @@ EXPECTED = {
 } | {"blocks.svg", "budgets.md"}
 
 
+@pytest.mark.slow(60)
 def test_make_hardware_writes_everything_and_passes(hardware_out):
     out, done = hardware_out
     assert done.returncode == 0, done.stderr[-3000:]

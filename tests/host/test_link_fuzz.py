@@ -49,6 +49,7 @@ def _run(heap, keyword, **env):
     )
 
 
+@pytest.mark.slow(7)
 def test_link_fuzz_100k_lines_on_micropython():
     _run("4M", "fuzz_lines_while", TENGEN_LINK_FUZZ="100000")
 

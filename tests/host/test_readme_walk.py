@@ -17,6 +17,7 @@ import re
 import shlex
 from pathlib import Path
 
+import pytest
 from sgfmill import sgf
 
 from tests.host.board.test_virtual_board import TENGEN, Sim, env  # noqa: F401 (env: a fixture)
@@ -141,6 +142,7 @@ def _pc_table(sim, tmp_path):
     ], ran
 
 
+@pytest.mark.slow(18)
 def test_the_readme_walk_as_written(tmp_path, env):  # noqa: F811
     env["TENGEN_DATA_DIR"] = str(tmp_path / "data")
     env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")

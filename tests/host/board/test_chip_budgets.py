@@ -119,6 +119,7 @@ def _play(chip, link, moves):
             chip.press("right" if i % 2 == 0 else "left")
 
 
+@pytest.mark.slow(27)
 def test_a_fresh_board_has_its_heap_and_boots_in_time(image, emu, tmp_path):
     chip = E.Chip(image[0], tmp_path / "chip", emu=emu, wall=900)
     with chip:
@@ -140,6 +141,7 @@ def test_a_fresh_board_has_its_heap_and_boots_in_time(image, emu, tmp_path):
 # ---- the journal at 1,000 games --------------------------------------------------------------
 
 
+@pytest.mark.slow(30)
 def test_the_journal_at_a_thousand_games_answers_on_the_chip(image, emu, tmp_path):
     from host_tools.board.image import Image, filesystem
     from tests.host.board import chip_flash

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from host_tools.board.emulator import Chip
 from host_tools.common.link import Link
 
@@ -47,6 +49,7 @@ def hello(port):
         return link.request("hello")
 
 
+@pytest.mark.slow(28)
 def test_deploy_on_a_fresh_tengen_board_then_on_its_running_app(chip_images, emu, tmp_path):
     with Chip(chip_images["tengen"] / "firmware.uf2", tmp_path, emu=emu) as chip:
         assert board_files(chip.port) == "[]"  # a freshly flashed board: an empty filesystem

@@ -160,6 +160,7 @@ def _edges(log: str, pin: int) -> int:
     return json.loads(stops[-1]).get(str(pin), 0) if stops else 0
 
 
+@pytest.mark.slow(12)
 def test_the_misaligned_image_stops_at_boot_and_deploy_refuses_it(chip_images, chip_factory):
     folder = _image(chip_images, "unfixed")
     codes, bad = _elf(folder)
@@ -203,6 +204,7 @@ def test_the_misaligned_image_stops_at_boot_and_deploy_refuses_it(chip_images, c
     assert _edges(chip.log(mark), 25) > 0  # the LED blinked (until mpremote's soft reset)
 
 
+@pytest.mark.slow(18)
 def test_the_good_image_passes_the_check_and_its_app_starts(chip_images, chip_factory):
     folder = _image(chip_images, "tengen")
     codes, bad = _elf(folder)

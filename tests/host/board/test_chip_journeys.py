@@ -268,6 +268,7 @@ def _synced(board, dest):
 # ---- the journeys ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow(18)
 def test_a_fresh_flash_boots_takes_deploy_and_answers(board):
     # The image booted on a fresh flash (its filesystem formatted) to MicroPython's REPL:
     # tengen boards finds the emulated board's port and says the app is not running there.
@@ -291,6 +292,7 @@ def test_a_fresh_flash_boots_takes_deploy_and_answers(board):
     assert board.chip.hardfaults() == 0
 
 
+@pytest.mark.slow(20)
 def test_the_maker_calibrates_the_fresh_board_at_its_keys(board):
     # hardware/README.md §0: PLUS+MINUS before a game, the empty board, the two checkerboards
     # (black -800 counts, white +800 on the emulator's Hall model); CAL OK, then the clock.
@@ -318,6 +320,7 @@ GO_GAME = [
 ]
 
 
+@pytest.mark.slow(40)
 def test_a_go_game_with_a_capture_dead_stones_and_the_count_synced(board):
     board.ready()
     size = 9
@@ -369,6 +372,7 @@ def test_a_go_game_with_a_capture_dead_stones_and_the_count_synced(board):
     assert board.chip.hardfaults() == 0
 
 
+@pytest.mark.slow(22)
 def test_a_power_cut_mid_game_resumes_it_paused_with_its_moves_and_clocks(board):
     board.ready()
     size = 9
@@ -418,6 +422,7 @@ RENJU_GAME = ["H8", "H9", "I8", "G8", "I10", "M3", "J10", "N3"]
 FOUL = "I9"
 
 
+@pytest.mark.slow(25)
 def test_a_renju_game_to_a_double_three_foul(board):
     board.ready()
     size = 15

@@ -61,6 +61,7 @@ def _secs(face):
     return int(h or 0) * 3600 + int(mm) * 60 + int(ss)
 
 
+@pytest.mark.slow(14)
 def test_killed_after_a_100_s_think_the_clock_gives_nothing_back(tmp_path, env):
     flash = tmp_path / "flash"
     sim = Sim(flash, env)

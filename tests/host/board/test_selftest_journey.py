@@ -42,6 +42,7 @@ def _selftest(sim, *args):
     return r.returncode, r.stdout, r.stderr
 
 
+@pytest.mark.slow(5)
 def test_a_healthy_board_a_game_then_a_dead_sensor(tmp_path, env):
     flash = tmp_path / "flash"
     sim = Sim(flash, env)

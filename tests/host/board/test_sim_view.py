@@ -165,6 +165,7 @@ def _alive(pid):
         return False
 
 
+@pytest.mark.slow(6)
 def test_a_smaller_game_in_its_own_coordinates_the_points_to_clear_marked_and_the_chords(board):
     # Go 9x9 sits in the middle of the grid: the view names its points as the faces and the
     # records do (its D4 is the grid's J9), marks what the board wants done, and has a key

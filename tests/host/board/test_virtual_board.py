@@ -170,6 +170,7 @@ def _moves(game):
     return [node.get_move() for node in game.get_main_sequence()[1:] if node.get_move()[0]]
 
 
+@pytest.mark.slow(10)
 def test_a_9x9_game_played_to_the_count_then_synced_home(tmp_path, env):
     sim = Sim(tmp_path / "flash", env)
     try:
@@ -224,6 +225,7 @@ def test_a_9x9_game_played_to_the_count_then_synced_home(tmp_path, env):
     assert not list(Path(env[RUNTIME_ENV]).glob("virtual-*.json"))  # the note is gone
 
 
+@pytest.mark.slow(9)
 def test_killed_mid_game_the_board_resumes_on_its_flash(tmp_path, env):
     flash = tmp_path / "flash"
     sim = Sim(flash, env)

@@ -164,6 +164,7 @@ def faces_text(clocks, spread_ms=3000):
     return black, white
 
 
+@pytest.mark.slow(5)
 def test_live_table_feed_and_arbiter_pages_in_chromium(tmp_path):
     recs = go_records(tmp_path, extra={"black": "Ke Jie", "white": "Shin Jinseo"})
     broker = broker_or_skip(tmp_path / "broker")

@@ -50,6 +50,7 @@ def _get(url):
         return json.loads(r.read())
 
 
+@pytest.mark.slow(28)
 def test_the_hall_demo_shows_two_boards_playing_then_stops_everything(tmp_path):
     env = dict(os.environ)
     env["TENGEN_RUNTIME_DIR"] = str(tmp_path / "run")  # the demo uses its own; belt and braces

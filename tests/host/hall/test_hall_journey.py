@@ -14,6 +14,8 @@ import json
 import subprocess
 import time
 
+import pytest
+
 from host_tools.live import watch as W
 from tests.host.hall import test_relay as TR
 from tests.host.hall.test_hall import ARBITER, get, start_hall, stop_hall
@@ -63,6 +65,7 @@ def _moves(url, board, game):
     return [r for r in _records(url, board, game) if r["rec"]["type"] == "move"]
 
 
+@pytest.mark.slow(7)
 def test_a_move_on_a_board_reaches_the_page_the_feed_and_the_arbiter(tmp_path, env, broker):
     driver = browser_or_skip(tmp_path)
     vb = VBoard(tmp_path / "flash")
@@ -141,6 +144,7 @@ def test_a_move_on_a_board_reaches_the_page_the_feed_and_the_arbiter(tmp_path, e
         vb.close()
 
 
+@pytest.mark.slow(20)
 def test_faults_mid_round_the_broadcast_is_what_sync_brings_home(tmp_path, env, broker):
     flash = tmp_path / "flash"
     vb = VBoard(flash, seed=2)

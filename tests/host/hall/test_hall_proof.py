@@ -14,6 +14,8 @@ one user per relay.
 import json
 import subprocess
 
+import pytest
+
 from firmware.store import records as R
 from host_tools.hall import feed as F
 from host_tools.hall import proof as P
@@ -83,6 +85,7 @@ def _everything_shown(url, board):
     return out
 
 
+@pytest.mark.slow(10)
 def test_forged_replayed_reordered_dropped_records_never_reach_the_hall(tmp_path, env, broker):
     from host_tools.records import verify as V
 
@@ -198,6 +201,7 @@ def test_forged_replayed_reordered_dropped_records_never_reach_the_hall(tmp_path
         vb.close()
 
 
+@pytest.mark.slow(6)
 def test_a_board_without_a_key_is_shown_unverified(tmp_path, env, broker):
     vb = VBoard(tmp_path / "flash", seed=4)
     relay = hall = None

@@ -116,6 +116,7 @@ class WsWatcher:
         self.t.join(5)
 
 
+@pytest.mark.slow(7)
 def test_every_public_surface_is_exactly_the_delay_behind(tmp_path):
     recs = go_records(tmp_path)
     broker = broker_or_skip(tmp_path / "broker")
@@ -313,6 +314,7 @@ def test_a_restarted_hall_shows_the_public_only_what_is_delay_old(tmp_path):
     assert not server.pending
 
 
+@pytest.mark.slow(10)
 def test_across_a_restart_of_the_hall_the_public_stays_the_delay_behind(tmp_path):
     recs = go_records(tmp_path)
     broker = broker_or_skip(tmp_path / "broker")
@@ -415,6 +417,7 @@ def test_users_are_added_with_tengen_hall_and_kept_hashed(tmp_path):
     assert tengen("--remove-user", "chief").returncode == 1
 
 
+@pytest.mark.slow(8)
 def test_the_public_page_in_chromium_is_the_delay_behind(tmp_path):
     from tests.host.hall.test_hall_browser import browser_or_skip, card, open_page, wait_page
 

@@ -184,6 +184,7 @@ def _components():
     return hall_scale.ready_commands()
 
 
+@pytest.mark.slow(16)
 def test_the_bench_at_a_small_size_brings_every_move_once_in_order(tmp_path):
     why = _components()
     if why:

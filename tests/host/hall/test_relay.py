@@ -359,6 +359,7 @@ def played(moves):
 # ---- the tests ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow(7)
 def test_a_game_reaches_the_hall_as_tengen_sync_brings_it_home(tmp_path, env, broker):
     vb = VBoard(tmp_path / "flash")
     consumer = Consumer(broker)
@@ -415,6 +416,7 @@ def test_a_game_reaches_the_hall_as_tengen_sync_brings_it_home(tmp_path, env, br
         vb.close()
 
 
+@pytest.mark.slow(19)
 def test_broker_and_relay_killed_mid_game_nothing_lost(tmp_path, env, broker):
     vb = VBoard(tmp_path / "flash")
     consumer = Consumer(broker)
@@ -463,6 +465,7 @@ def test_broker_and_relay_killed_mid_game_nothing_lost(tmp_path, env, broker):
         vb.close()
 
 
+@pytest.mark.slow(8)
 def test_board_unplugged_and_plugged_back_the_game_goes_on(tmp_path, env, broker):
     flash = tmp_path / "flash"
     vb = VBoard(flash, seed=3)

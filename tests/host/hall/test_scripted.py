@@ -67,6 +67,7 @@ def _moves(game):
     return [node.get_move() for node in game.get_main_sequence()[1:] if node.get_move()[0]]
 
 
+@pytest.mark.slow(23)
 @needs_board
 def test_a_scripted_9x9_game_is_the_boards_journal(tmp_path, monkeypatch):
     from host_tools.board.sim import Board
@@ -115,6 +116,7 @@ def test_a_scripted_9x9_game_is_the_boards_journal(tmp_path, monkeypatch):
         board.close()
 
 
+@pytest.mark.slow(5)
 @needs_board
 def test_a_player_stops_between_two_moves(tmp_path, monkeypatch):
     from host_tools.board.sim import Board

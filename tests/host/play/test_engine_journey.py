@@ -178,6 +178,7 @@ def gnu_go_plays_white(tmp_path, env, dead, wrong=0, cwd=None):
         board.close()
 
 
+@pytest.mark.slow(69)
 @needs_board
 def test_gnu_go_against_the_player_through_tengen_play(tmp_path, env):
     # The player (Black, a weak random player) plays 14 moves and passes; GNU Go plays on
@@ -214,6 +215,7 @@ def test_gnu_go_against_the_player_through_tengen_play(tmp_path, env):
         assert "the stones the remote side calls dead" in home.read_text()
 
 
+@pytest.mark.slow(71)
 @needs_board
 def test_a_count_gnu_go_does_not_share_is_said_and_recorded(tmp_path, env):
     # The same game, but the player presses MODE with one of GNU Go's dead stones still on
@@ -232,6 +234,7 @@ def test_a_count_gnu_go_does_not_share_is_said_and_recorded(tmp_path, env):
         assert "the remote side's count differs" in text and "it counts %s" % score in text
 
 
+@pytest.mark.slow(61)
 @needs_board
 def test_sabaki_gtp_runs_gnu_go_against_tengen_gtp_board(tmp_path, env):
     from host_tools.board.sim import Board
@@ -298,6 +301,7 @@ def _code(v: str) -> int:
     return 1023 if xy is None else xy[1] << 5 | xy[0]
 
 
+@pytest.mark.slow(25)
 @needs_board
 def test_a_renju_game_against_a_gomocup_brain_to_a_five_or_a_foul(tmp_path, env):
     from host_tools.board.sim import Board

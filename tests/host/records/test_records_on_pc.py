@@ -48,6 +48,7 @@ def _names(sim):
     )
 
 
+@pytest.mark.slow(10)
 def test_a_go_game_with_incidents_arrives_complete(tmp_path, env):  # noqa: F811
     sim = Sim(tmp_path / "flash", env)
     try:
@@ -129,6 +130,7 @@ def rgrid(v):
     return "%s%d" % (COLUMNS[x], int(v[1:]) + RENJU_OFF)
 
 
+@pytest.mark.slow(8)
 def test_a_renju_foul_arrives_with_its_reason(tmp_path, env):  # noqa: F811
     sim = Sim(tmp_path / "flash", env)
     try:
@@ -176,6 +178,7 @@ LONGEST_BLACK = "柯洁" * 16  # 32 characters (96 bytes): the most a name may h
 LONGEST_WHITE = "Shin Jinseo of the Korea Baduk A"  # 32 characters
 
 
+@pytest.mark.slow(7)
 def test_the_names_belong_to_the_next_game_only(tmp_path, env):  # noqa: F811
     """``tengen game`` names the next game's players: kept whole in its SGF (the longest
     names the README allows, Chinese too), refused with words when longer, and not carried
@@ -231,6 +234,7 @@ def test_the_names_belong_to_the_next_game_only(tmp_path, env):  # noqa: F811
     ]
 
 
+@pytest.mark.slow(10)
 def test_a_game_resumed_after_a_power_cut_keeps_its_names(tmp_path, env):  # noqa: F811
     """The names went with the game when it started; the power goes mid-game; the board
     resumes it on its flash (its settings hold no names now) and the SGF still names the

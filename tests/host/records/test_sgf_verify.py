@@ -400,6 +400,7 @@ def test_without_a_key_a_consistent_forgery_is_not_ok(synced, tmp_path):
 MASKS = (0x01, 0x80, 0x20, 0xFF, 0x40, 0x08, 0x02, 0x10)
 
 
+@pytest.mark.slow(24)
 def test_a_flipped_byte_anywhere_is_failed(synced, tmp_path, config):
     """Every byte of two SGFs (a handicap Go game and the Renju one) flipped in turn, masks
     in turn: with the key, each one FAILED; without a key none is ok, and only a flip inside

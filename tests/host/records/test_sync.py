@@ -208,6 +208,7 @@ class HostKilled(BaseException):
     pass
 
 
+@pytest.mark.slow(6)
 def test_sync_resumes_after_cuts_at_random_points(template, tmp_path):
     source, expected = template
     root = _copy(source, tmp_path)

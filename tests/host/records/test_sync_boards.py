@@ -80,6 +80,7 @@ def _sgfs(root):
     return sorted(p.relative_to(root).as_posix() for p in Path(root).rglob("*.sgf"))
 
 
+@pytest.mark.slow(17)
 @needs_tools
 def test_two_boards_sync_into_one_default_folder_then_a_fresh_one_refetches(tmp_path, env):
     a = Sim(tmp_path / "flash-a", env, seed=3)
