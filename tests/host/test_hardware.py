@@ -145,6 +145,9 @@ def test_the_readme_quotes_the_computed_budgets(hardware_out):
     for figure in ("1.83 us <= 1.90 us", "27.0 us <= 2 dummy x 16 us + 1.9 us = 33.9 us"):
         assert figure in budgets, figure
         assert figure.split(" <= ")[0].replace("us", "µs") in readme, figure
+    # §5's voice: the watts, the loudness and the currents of out/budgets.md, "Voice".
+    for figure in ("115 mW", "71.6 dB SPL", "8.5 mA", "39 mA", "0.021 mAh"):
+        assert figure in readme and figure in budgets, figure
 
 
 def test_a_missing_tool_is_named_with_how_to_get_it(monkeypatch, capsys):
