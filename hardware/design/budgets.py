@@ -90,13 +90,6 @@ ASSUMED = {
         "a genuine RP2040 (shared/research/on-chip.md, real main.py boot)",
         True,
     ),
-    "amp_r_in": Figure(
-        10e3,
-        "ohm",
-        "allowance: the PAM8302A's input resistance, at least 10 kohm (the datasheet's figure "
-        "not retrieved): it loads the low-pass's last node through the coupling capacitor",
-        True,
-    ),
     "pwm_carrier": Figure(
         125e6 / 1024,
         "Hz",
@@ -706,10 +699,10 @@ CARRIER_MIN_DB = 40.0  # the PWM carrier at least this far below the voice band 
 
 def voice_filter(f, r_in=None, values=None):
     """The complex gain from the PWM pin to the amplifier's input (across its input resistance
-    ``r_in``, default ``ASSUMED["amp_r_in"]``) at ``f`` Hz: R1 into C1, R2 into R3 with C2,
+    ``r_in``, default the PAM8302A's figure) at ``f`` Hz: R1 into C1, R2 into R3 with C2,
     then the coupling capacitor into ``r_in`` (``values``, default circuit.py's
     ``VOICE_FILTER``)."""
-    r_in = ASSUMED["amp_r_in"].value if r_in is None else r_in
+    r_in = val("voice_amp", "r_in") if r_in is None else r_in
     v = C.VOICE_FILTER if values is None else values
     r1, r2, r3 = ohms(v["R1"]), ohms(v["R2"]), ohms(v["R3"])
     c1, c2, cc = farads(v["C1"]), farads(v["C2"]), farads(C.VOICE_COUPLING)
@@ -800,7 +793,7 @@ def voice(r_in=None, v_supply=None, gain_db=None, filter_=None):
     default the cell's nominal), ``gain_db`` and ``filter_`` (a ``VOICE_FILTER``-like dict)
     override the figures: what-ifs for the tests."""
     amp, spk = "voice_amp", "speaker"
-    r_in = ASSUMED["amp_r_in"].value if r_in is None else r_in
+    r_in = val("voice_amp", "r_in") if r_in is None else r_in
     v = dict(C.VOICE_FILTER, **(filter_ or {}))
 
     def h(f):
@@ -848,7 +841,7 @@ def voice(r_in=None, v_supply=None, gain_db=None, filter_=None):
         (f"at the PWM carrier {carrier / 1e3:.0f} kHz", f"{carrier_db:.0f} dB: "
          f"{carrier_mv:.1f} mV peak at the speaker", _src(ASSUMED["pwm_carrier"])),
         ("a full-scale sine at the amplifier's input", f"{v_in * 1e3:.0f} mV rms", "computed"),
-        ("amplifier gain", f"{gain_db:.0f} dB", _src(fig(amp, "gain"))),
+        ("amplifier gain", f"{gain_db:.1f} dB", _src(fig(amp, "gain"))),
         ("into the speaker (full scale)", f"{v_out_peak:.2f} V peak, {p_full * 1e3:.0f} mW",
          _src(fig(spk, "r"))),
         (f"loudness at {TARGET_DISTANCE} m (full scale)", f"{spl:.1f} dB SPL",

@@ -399,10 +399,18 @@ PARTS = {
                 True,
             ),
             "gain": Figure(
-                24.0,
+                23.5,
                 "dB",
-                "Adafruit PAM8302 breakout (product page): the chip's default 24 dB gain, no "
-                "external input resistor; the datasheet's gain equation not retrieved",
+                "PAM8302A datasheet p. 7, Gv = 20 log(150k / (10k + R_ext)): 15 V/V with no "
+                "external input resistor (as quoted by a public part model; Adafruit's "
+                "breakout page rounds it to 24 dB)",
+                True,
+            ),
+            "r_in": Figure(
+                10e3,
+                "ohm",
+                "the same equation: an internal 10 kohm input resistor into the amplifier's "
+                "virtual ground, the input resistance the low-pass's last node sees",
                 True,
             ),
             "efficiency": Figure(

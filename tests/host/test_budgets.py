@@ -217,7 +217,7 @@ def test_the_voice_filter_is_computed_from_the_schematic_values():
 
     f = C.VOICE_FILTER
     r1, r2, r3 = (ohms(f[k]) for k in ("R1", "R2", "R3"))
-    r_in = budgets.ASSUMED["amp_r_in"].value
+    r_in = PARTS["voice_amp"].figures["r_in"].value
     r3_loaded = r3 * r_in / (r3 + r_in)
     divider = r3_loaded / (r1 + r2 + r3_loaded)
     assert abs(budgets.voice_filter(1e3)) == pytest.approx(divider, rel=0.05)
@@ -231,7 +231,7 @@ def test_a_louder_amplifier_or_a_lighter_divider_overdrives_the_speaker():
     assert budgets.voice(gain_db=30).p_full > PARTS["speaker"].figures["p_nom"].value
     assert not budgets.voice(gain_db=30).ok
     assert not budgets.voice(filter_={"R2": "4k7"}).ok
-    # Whatever the amplifier's input resistance (not retrieved), full scale stays in bounds.
+    # Whatever the amplifier's input resistance (a secondary source), full scale stays in bounds.
     assert budgets.voice(r_in=1e6).ok
     # A single small capacitor leaves the carrier too strong.
     assert not budgets.voice(filter_={"C1": "1nF", "C2": "1nF"}).ok
