@@ -20,7 +20,7 @@ HEADER = '''"""GPIO numbers of the Tengen board (Raspberry Pi Pico): generated, 
 
 Generated from hardware/pinmap.csv by hardware/gen_pins.py; change the CSV and run
 ``python3 hardware/gen_pins.py``. tests/host/test_pinmap.py fails when this file is stale.
-Names starting with PICO_ are the Pico board's own functions (GP23-25, GP29), not ours.
+Names starting with PICO_ are the Pico board's own functions (GP24, GP25, GP29), not ours.
 """
 
 from micropython import const

@@ -2,13 +2,13 @@
 
 Generated from hardware/pinmap.csv by hardware/gen_pins.py; change the CSV and run
 ``python3 hardware/gen_pins.py``. tests/host/test_pinmap.py fails when this file is stale.
-Names starting with PICO_ are the Pico board's own functions (GP23-25, GP29), not ours.
+Names starting with PICO_ are the Pico board's own functions (GP24, GP25, GP29), not ours.
 """
 
 from micropython import const
 
 UART0_TX = const(0)  # out: DBG_TX
-UART0_RX = const(1)  # in: DBG_RX
+VOICE_PWM = const(1)  # pwm: VOICE_PWM
 MUX_S0 = const(2)  # pio-out: MUX_S0
 MUX_S1 = const(3)  # pio-out: MUX_S1
 MUX_S2 = const(4)  # pio-out: MUX_S2
@@ -30,7 +30,7 @@ LCD_DATA = const(19)  # out: LCD_DATA
 BTN_PLUS = const(20)  # in: BTN_PLUS
 BTN_MINUS = const(21)  # in: BTN_MINUS
 BUZZER = const(22)  # pwm: BUZZER
-PICO_SMPS_PS = const(23)  # out: SMPS_PS
+VOICE_EN = const(23)  # out: VOICE_EN
 PICO_VBUS_SENSE = const(24)  # in: VBUS_SENSE
 PICO_LED = const(25)  # out: LED
 HALL_ADC0 = const(26)  # analog: COL_0_7

@@ -16,8 +16,12 @@ placeholder.
   absolute maximum; the signal in 12-bit codes against the calibration's 150-code minimum.
 - ``timing(variant)``: mux and row settling against the DMA schedule's windows (and the polled
   scanner's), the frame time from the firmware constants.
+- ``voice()``: the voice's PWM low-pass (corner, the PWM carrier's attenuation), the level a
+  full-scale phrase reaches the speaker with (watts, dB SPL at 0.5 m), the amplifier's current
+  shut down, speaking and at its peak, and what a counted minute costs the battery (its
+  phrases from the clock's own cue schedule, ``firmware/clock/cues.py``).
 
-``report()`` renders all three as Markdown for hardware/README.md. Pure functions, CPython only.
+``report()`` renders them all as Markdown for hardware/README.md. Pure functions, CPython only.
 """
 
 import math
@@ -85,6 +89,35 @@ ASSUMED = {
         "DMA frames as the app runs them, back to back: ~190 frames/s measured on "
         "a genuine RP2040 (shared/research/on-chip.md, real main.py boot)",
         True,
+    ),
+    "pwm_carrier": Figure(
+        125e6 / 1024,
+        "Hz",
+        "the voice's PWM carrier as the playback is meant to run it: 125 MHz / 1024 (10 bits "
+        "a sample); a faster carrier is filtered better",
+        True,
+    ),
+    "speech_crest": Figure(
+        9.0,
+        "dB",
+        "a phrase's average power below a full-scale sine's, est. (speech normalised to its "
+        "peak: a crest factor of ~12 dB against a sine's 3 dB)",
+        True,
+    ),
+    "phrase_s": Figure(
+        0.6,
+        "s",
+        "one phrase ('30 秒', '5', '还剩2分钟'), est.: the recordings (issue 29) decide",
+        True,
+    ),
+    "amp_hold_s": Figure(
+        0.1,
+        "s",
+        "the amplifier on around each phrase beyond its sound (waking, no pop), est.",
+        True,
+    ),
+    "v_cell_min": Figure(
+        3.0, "V", "the 1S LiPo's cut-off (the cell's protection), the lowest VSYS + 0.3 V", True
     ),
     "polled_frame": Figure(
         7.4e-3,
@@ -215,7 +248,7 @@ def scan_duty(scan, row_us=None):
     raise ValueError("scan: one of %s" % ", ".join(SCANS))
 
 
-def power(variant="A", scan=None, ldo_i_max=None, sensor_i=None, row_us=None):
+def power(variant="A", scan=None, ldo_i_max=None, sensor_i=None, row_us=None, with_voice=True):
     """The power budget of ``variant`` under scan mode ``scan`` (default: "dma" for A,
     "polled-b" for B). ``ldo_i_max``, ``sensor_i`` (A per sensor on) override the figures:
     what-ifs for the tests."""
@@ -272,6 +305,11 @@ def power(variant="A", scan=None, ldo_i_max=None, sensor_i=None, row_us=None):
     add("status LED (off; peak: lit)", 0.0, led.value, led)
     bz = fig("buzzer", "i")
     add("buzzer (silent; peak: sounding)", 0.0, bz.value, bz)
+    vo = voice() if with_voice else None
+    if vo is not None:
+        add("voice amplifier (shut down between phrases; peak: a full-scale phrase, "
+            f"{vo.p_full * 1e3:.0f} mW)", vo.i_idle, vo.i_peak, fig("voice_amp", "i_q"),
+            rail="VSYS")  # fmt: skip
     add(
         f"MIDREF divider {'/'.join(C.MIDREF_DIV)} (circuit.py)",
         3.3 / R_MIDREF,
@@ -308,11 +346,13 @@ def power(variant="A", scan=None, ldo_i_max=None, sensor_i=None, row_us=None):
     checks.update(row_drive(variant, sensor_i=sensor_i).checks)
     # Where the LDO leaves regulation: 3V3 + its dropout (scaled to the peak load from the
     # rated dropout at i_max) + the battery's Schottky into VSYS.
-    drop = val("ldo", "dropout") * peak_bat / val("ldo", "i_max") + val("schottky", "vf")
+    # The voice's amplifier draws from VSYS beside the LDO, not through it.
+    ldo_load = peak_bat - (vo.i_peak if vo is not None else 0.0)
+    drop = val("ldo", "dropout") * ldo_load / val("ldo", "i_max") + val("schottky", "vf")
     v_reg = 3.3 + drop
     notes = (
         f"3V3 stays regulated while the cell is above {v_reg:.2f} V (3.3 V + the LDO's dropout"
-        f" at {peak_bat * 1e3:.0f} mA + the Schottky's {val('schottky', 'vf'):.1f} V); below, the"
+        f" at {ldo_load * 1e3:.0f} mA + the Schottky's {val('schottky', 'vf'):.1f} V); below, the"
         " rail follows the cell (sensing is ratiometric to it)",
     )
     return Power(
@@ -650,6 +690,192 @@ def b_row_us():
     return math.ceil(timing("B").row_settle * 1e6)
 
 
+# --- 4. the voice -------------------------------------------------------------------------------
+
+TARGET_SPL = 70.0  # dB SPL at 0.5 m: a full-scale phrase's peaks (hardware/README.md §5)
+TARGET_DISTANCE = 0.5  # m: a player's ear from the clock
+CARRIER_MIN_DB = 40.0  # the PWM carrier at least this far below the voice band at the amp
+
+
+def voice_filter(f, r_in=None, values=None):
+    """The complex gain from the PWM pin to the amplifier's input (across its input resistance
+    ``r_in``, default the PAM8302A's figure) at ``f`` Hz: R1 into C1, R2 into R3 with C2,
+    then the coupling capacitor into ``r_in`` (``values``, default circuit.py's
+    ``VOICE_FILTER``)."""
+    r_in = val("voice_amp", "r_in") if r_in is None else r_in
+    v = C.VOICE_FILTER if values is None else values
+    r1, r2, r3 = ohms(v["R1"]), ohms(v["R2"]), ohms(v["R3"])
+    c1, c2, cc = farads(v["C1"]), farads(v["C2"]), farads(C.VOICE_COUPLING)
+    w = 2j * math.pi * f
+    z_load = 1 / (w * cc) + r_in
+    z2 = 1 / (1 / r3 + w * c2 + 1 / z_load)
+    z1 = 1 / (w * c1 + 1 / (r2 + z2))
+    v1 = z1 / (r1 + z1)
+    v2 = v1 * z2 / (r2 + z2)
+    return v2 * r_in / z_load
+
+
+def farads(value):
+    """A capacitor value as the catalogue writes it ("33nF", "1uF", "15pF") in farads."""
+    for unit, scale in (("pF", 1e-12), ("nF", 1e-9), ("uF", 1e-6)):
+        if value.endswith(unit):
+            return float(value[: -len(unit)]) * scale
+    raise ValueError(value)
+
+
+def _corner(h, h_ref, lo, hi):
+    # The frequency between lo and hi where |h(f)| falls to h_ref / sqrt 2 (bisection, log f).
+    target = h_ref / math.sqrt(2)
+    f_lo, f_hi = lo, hi
+    rising = abs(h(hi)) > abs(h(lo))
+    for _ in range(60):
+        mid = math.sqrt(f_lo * f_hi)
+        above = abs(h(mid)) > target
+        if above == rising:
+            f_hi = mid
+        else:
+            f_lo = mid
+    return math.sqrt(f_lo * f_hi)
+
+
+def _db(x):
+    return 20 * math.log10(x)
+
+
+@dataclass(frozen=True)
+class Voice:
+    """The voice budget: the filter, the level, the currents, a counted minute's cost."""
+
+    gain_1k: float  # |H| at 1 kHz: PWM pin to amplifier input
+    f_high: float  # Hz: the low-pass's -3 dB corner
+    f_low: float  # Hz: the coupling's high-pass corner
+    at_4k_db: float  # dB re 1 kHz at 4 kHz (the 8 kHz phrases' Nyquist frequency)
+    carrier_db: float  # dB re 1 kHz at the PWM carrier
+    carrier_mv: float  # the carrier's residue at the speaker, mV peak (a 50 % duty)
+    v_in_rms: float  # a full-scale sine at the amplifier's input
+    v_out_peak: float  # ... and across the speaker
+    p_full: float  # W into the speaker, a full-scale sine
+    spl_full: float  # dB SPL at TARGET_DISTANCE
+    p_speech: float  # W: a phrase's average
+    i_idle: float  # A from VSYS, shut down
+    i_speaking: float  # A from VSYS while a phrase plays (average)
+    i_peak: float  # A from VSYS at a full-scale sine
+    i_pulldown: float  # A from the GPIO into the enable's pull-down while on
+    phrases: int  # in the last counted minute of Chinese byo-yomi (the most spoken)
+    minute_mas: float  # mA*s the voice takes from the battery in that minute
+    board_minute_mas: float  # mA*s the board takes in a minute (variant A, as the app runs)
+    lines: tuple  # (name, value text, source)
+    checks: dict
+
+    @property
+    def ok(self):
+        return all(self.checks.values())
+
+
+def counted_minute_cues(chinese=True, minutes=1):
+    """The cues of the last counted minute (``minutes`` kept minutes left, 1 = the last),
+    as the clock computes them (``firmware.clock.cues.counting_next``): ``[(cue, ms)]``."""
+    import firmware  # noqa: F401  (the CPython stand-in for ``micropython``)
+    from firmware.clock import cues
+
+    period = 60_000
+    out, found, t = [0], [], -1
+    while True:
+        cue = cues.counting_next(chinese, period, minutes, t, out)
+        if not cue or out[0] > period:
+            return found
+        found.append((cue, out[0]))
+        t = out[0]
+
+
+def voice(r_in=None, v_supply=None, gain_db=None, filter_=None):
+    """The voice budget. ``r_in`` (the amplifier's input resistance), ``v_supply`` (VSYS,
+    default the cell's nominal), ``gain_db`` and ``filter_`` (a ``VOICE_FILTER``-like dict)
+    override the figures: what-ifs for the tests."""
+    amp, spk = "voice_amp", "speaker"
+    r_in = val("voice_amp", "r_in") if r_in is None else r_in
+    v = dict(C.VOICE_FILTER, **(filter_ or {}))
+
+    def h(f):
+        return voice_filter(f, r_in, v)
+
+    vb = ASSUMED["v_battery"].value if v_supply is None else v_supply
+    gain_db = val(amp, "gain") if gain_db is None else gain_db
+    gain = 10 ** (gain_db / 20)
+    h1k = abs(h(1e3))
+    f_high = _corner(h, h1k, 1e3, 1e6)
+    f_low = _corner(h, h1k, 0.1, 1e3)
+    at_4k = _db(abs(h(4e3)) / h1k)
+    carrier = ASSUMED["pwm_carrier"].value
+    h_c = abs(h(carrier))
+    carrier_db = _db(h_c / h1k)
+    carrier_mv = 4 / math.pi * 3.3 / 2 * h_c * gain * 1e3  # a square's fundamental
+    v_pin_rms = 3.3 / 2 / math.sqrt(2)  # a full-scale sine of duty, 0..100 %
+    v_in = v_pin_rms * h1k
+    r_spk = val(spk, "r")
+    v_out = v_in * gain
+    p_full = v_out**2 / r_spk
+    v_out_peak = v_out * math.sqrt(2)
+    spl = val(spk, "spl_1w_1m") + 10 * math.log10(p_full) - _db(TARGET_DISTANCE)
+    p_speech = p_full * 10 ** (-ASSUMED["speech_crest"].value / 10)
+    eff = val(amp, "efficiency")
+    i_q = val(amp, "i_q")
+    i_idle = val(amp, "i_sd")
+    i_speaking = i_q + p_speech / (eff * vb)
+    i_peak = i_q + p_full / (eff * vb)
+    i_pd = 3.3 / ohms(C.VOICE_EN_PULLDOWN)
+    cues_ = counted_minute_cues()
+    n = len(cues_)
+    t_sound = n * ASSUMED["phrase_s"].value
+    t_on = t_sound + n * ASSUMED["amp_hold_s"].value
+    mas = ((i_q + i_pd) * t_on + (i_speaking - i_q) * t_sound) * 1e3
+    board = power("A", with_voice=False).avg_battery * 60 * 1e3
+    v_low = ASSUMED["v_cell_min"].value - val("schottky", "vf")
+    lines = (
+        ("low-pass", f"R1 {v['R1']}, C1 {v['C1']}, R2 {v['R2']}, R3 {v['R3']}, C2 {v['C2']}; "
+         f"coupling {C.VOICE_COUPLING} into the amplifier's {r_in / 1e3:.0f} kohm", "circuit.py"),
+        ("pass band: PWM pin to amplifier input at 1 kHz", f"{h1k:.4f} ({_db(h1k):.1f} dB)",
+         "computed"),
+        ("-3 dB corners", f"{f_low:.0f} Hz .. {f_high:.0f} Hz", "computed"),
+        ("at 4 kHz (the 8 kHz phrases' Nyquist)", f"{at_4k:.1f} dB", "computed"),
+        (f"at the PWM carrier {carrier / 1e3:.0f} kHz", f"{carrier_db:.0f} dB: "
+         f"{carrier_mv:.1f} mV peak at the speaker", _src(ASSUMED["pwm_carrier"])),
+        ("a full-scale sine at the amplifier's input", f"{v_in * 1e3:.0f} mV rms", "computed"),
+        ("amplifier gain", f"{gain_db:.1f} dB", _src(fig(amp, "gain"))),
+        ("into the speaker (full scale)", f"{v_out_peak:.2f} V peak, {p_full * 1e3:.0f} mW",
+         _src(fig(spk, "r"))),
+        (f"loudness at {TARGET_DISTANCE} m (full scale)", f"{spl:.1f} dB SPL",
+         _src(fig(spk, "spl_1w_1m"))),
+        ("a phrase's average power", f"{p_speech * 1e3:.0f} mW", _src(ASSUMED["speech_crest"])),
+        ("VSYS current: shut down", f"{i_idle * 1e6:.1f} uA", _src(fig(amp, "i_sd"))),
+        (f"VSYS current: speaking, at {vb:.1f} V", f"{i_speaking * 1e3:.1f} mA average, "
+         f"{i_peak * 1e3:.0f} mA at a full-scale sine", _src(fig(amp, "i_q"))),
+        ("enable pull-down while speaking (3V3, the GPIO)", f"{i_pd * 1e3:.2f} mA", "circuit.py"),
+        ("phrases in the last counted minute (Chinese byo-yomi)", f"{n}: amplifier on "
+         f"{t_on:.1f} s, sounding {t_sound:.1f} s", "firmware/clock/cues.py; "
+         + _src(ASSUMED["phrase_s"])),
+        ("a counted minute from the battery", f"{mas:.0f} mA·s = {mas / 3600:.3f} mAh: "
+         f"{mas / board:.1%} of the board's minute ({board / 3600:.2f} mAh)", "computed"),
+    )  # fmt: skip
+    checks = {
+        f"full scale {p_full * 1e3:.0f} mW <= the speaker's nominal "
+        f"{val(spk, 'p_nom') * 1e3:.0f} mW": p_full <= val(spk, "p_nom"),
+        f"full scale {spl:.1f} dB SPL at {TARGET_DISTANCE} m >= {TARGET_SPL:.0f} dB":
+        spl >= TARGET_SPL,
+        f"no clipping on a flat cell: {v_out_peak:.2f} V peak <= VSYS {v_low:.1f} V":
+        v_out_peak <= v_low,
+        f"VSYS {v_low:.1f}..{5.0 - val('schottky', 'vf'):.1f} V within the amplifier's "
+        f"{val(amp, 'v_min'):.1f}..{val(amp, 'v_max'):.1f} V":
+        val(amp, "v_min") <= v_low and 5.0 - val("schottky", "vf") <= val(amp, "v_max"),
+        f"carrier {carrier_db:.0f} dB <= -{CARRIER_MIN_DB:.0f} dB": carrier_db <= -CARRIER_MIN_DB,
+        f"voice band: -3 dB at {f_high:.0f} Hz >= 3400 Hz (telephone speech)": f_high >= 3400,
+    }  # fmt: skip
+    return Voice(
+        h1k, f_high, f_low, at_4k, carrier_db, carrier_mv, v_in, v_out_peak, p_full, spl,
+        p_speech, i_idle, i_speaking, i_peak, i_pd, n, mas, board, lines, checks,
+    )  # fmt: skip
+
+
 # --- the report -------------------------------------------------------------------------------
 
 
@@ -667,7 +893,7 @@ def _mark(verify):
 
 
 def table(result):
-    """Markdown table of a budget (``Power``, ``AdcRange`` or ``Timing``)."""
+    """Markdown table of a budget (``Power``, ``AdcRange``, ``Timing`` or ``Voice``)."""
     if isinstance(result, Power):
         rows = [
             "| load | rail | average mA | peak mA | source |",
@@ -697,6 +923,10 @@ def table(result):
         for name, s, src in result.lines:
             rows.append(f"| {name} | {s * 1e6:.3g} | {src} |")
         return "\n".join(rows)
+    if isinstance(result, Voice):
+        rows = ["| quantity | value | source |", "| --- | --- | --- |"]
+        rows += [f"| {name} | {value} | {src} |" for name, value, src in result.lines]
+        return "\n".join(rows)
     raise TypeError("not a budget")
 
 
@@ -708,7 +938,7 @@ def _checks(result):
 
 
 def report():
-    """All three budgets as Markdown (for hardware/README.md §3.2 and §4)."""
+    """All the budgets as Markdown (for hardware/README.md §3.2, §4 and §5)."""
     out = ["## Budgets (computed by hardware/design/budgets.py)", "",
            "† = a figure to verify (secondary source, estimate or stated allowance); every "
            "other figure is from the part's datasheet (parts.py).", ""]  # fmt: skip
@@ -744,6 +974,12 @@ def report():
                 f"{ASSUMED['c_trace'].value * 1e12:.0f} + ADC side); the mux window tolerates "
                 f"R_ON up to {t.r_on_tolerated:.0f} ohm. Frame {t.frame * 1e3:.2f} ms.", "",
                 _checks(t)]  # fmt: skip
+    vo = voice()
+    out += ["", "### Voice (PWM, RC low-pass, PAM8302A, 8 ohm speaker)", "",
+            "The loudest phrase the firmware can play: a full-scale sine of duty (0..100 %) "
+            "on the PWM pin, through the low-pass into the amplifier; a phrase is normalised "
+            "to that peak, and the voice's volume setting scales down from it. The amplifier "
+            "is shut down between phrases.", "", table(vo), "", _checks(vo)]  # fmt: skip
     out += ["", "Allowances and model figures used:", ""]
     for name, f in list(ASSUMED.items()) + list(MAGNET.items()):
         out.append(f"- `{name}` = {f.value:g} {f.unit}: {f.source}{_mark(f.verify)}")
@@ -753,5 +989,6 @@ def report():
 __all__ = [
     "ASSUMED", "MAGNET", "SCANS", "AdcRange", "Drive", "Field", "Line", "Power", "Timing",
     "adc_range", "battery_mah", "column_capacitance", "power", "report", "row_drive", "b_row_us", "row_loads",
-    "scan_duty", "table", "timing",
+    "scan_duty", "table", "timing", "TARGET_SPL", "Voice", "counted_minute_cues", "farads",
+    "voice", "voice_filter",
 ]  # fmt: skip

@@ -134,6 +134,9 @@ def generate(variants=VARIANTS):
     for v in variants:  # the design's own budgets must hold (the what-ifs in the report may not)
         for b in (budgets.power(v), budgets.adc_range(v), budgets.timing(v)):
             problems += [f"budget {v}: {name} fails" for name, ok in b.checks.items() if not ok]
+    problems += [
+        f"budget voice: {name} fails" for name, ok in budgets.voice().checks.items() if not ok
+    ]
     return files, problems
 
 

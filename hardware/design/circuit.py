@@ -6,7 +6,8 @@ Two kinds of PCB make the board:
   TENGEN_PICO image runs on it unchanged: same flash size, and GPIO24, GPIO25 and GPIO29 as
   the Pico uses them), USB-C, the battery and its charger, the 3.3 V regulator, the scan
   drivers (three 74HC4051 column muxes, three row decoders), the two faces' headers, the keys
-  and paddles, the buzzer and the PCF8563 RTC;
+  and paddles, the buzzer, the voice (a PAM8302A class-D amplifier fed by PWM through an RC
+  low-pass, a speaker on a plug) and the PCF8563 RTC;
 - **the sensor strip**, one per board line (19 identical strips): 19 Hall sensors under the
   line's points. A strip takes its line's enable from the first row wire of its input header
   and passes the other rows on shifted by one, so identical strips on one ribbon bus each
@@ -41,6 +42,12 @@ BANK_PULLUP = "10k"  # ROW_B3, ROW_B4 to 3V3: every line off from reset
 VSYS_DIV = ("200k", "100k")  # VSYS to GPIO29 to GND: VSYS/3, as on the Pico
 MUX_PULLDOWN = "1M"  # each mux common to GND: a dead sensor reads ~0
 LINE_PULLUP = "100k"  # variant B: each line's FET gate to 3V3
+# The voice's low-pass from the PWM pin (hardware/README.md §5): R1 into C1, then R2 into the
+# divider R3 with C2 across it. Two poles near 5 kHz, and R3 / (R1 + R2 + R3) sets the level
+# a full-scale PWM reaches the amplifier with (budgets.py, "Voice").
+VOICE_FILTER = {"R1": "1k", "C1": "33nF", "R2": "15k", "R3": "1k", "C2": "33nF"}
+VOICE_COUPLING = "1uF"  # the amplifier's two input capacitors (DC block)
+VOICE_EN_PULLDOWN = "10k"  # the amp stays shut down from reset until the firmware drives it
 
 
 def row_pin(k):
@@ -351,15 +358,13 @@ def controller(variant):
     res("470R", gp25, la)
     led["A"] += la
     led["K"] += gnd
-    mcu["GPIO23"] += NC  # the Pico's SMPS power-save pin: this board's regulator has none
 
+    # The debug log: UART0's transmit pin only. GPIO1, its receive pin, is the voice's PWM.
     uart = part("uart", role="uart")
-    tx, rx = net("DBG_TX"), net("DBG_RX")
+    tx = net("DBG_TX")
     mcu["GPIO0"] += tx
-    mcu["GPIO1"] += rx
     uart[1] += tx
-    uart[2] += rx
-    uart[3] += gnd
+    uart[2] += gnd
 
     # --- the scan: mux selects and row addresses in the PIO's bit order (GPIO2..GPIO9) ---
     sel = [net("MUX_S%d" % i) for i in range(3)]
@@ -494,7 +499,50 @@ def controller(variant):
     res("4k7", scl, v3)
     rtc["~{INT}"] += NC
     rtc["CLKO"] += NC
+
+    # The voice, placed last: the parts before it keep their references (and the PCB its
+    # links to them).
+    voice(mcu["GPIO1"], mcu["GPIO23"], vsys, gnd)
     return rows, cols, v3, gnd
+
+
+def voice(pwm, en, vsys, gnd):
+    """The voice: the PWM pin ``pwm`` through a two-pole RC low-pass and divider into a
+    PAM8302A (differential input, its IN- held at the filter's ground through its capacitor),
+    the amplifier's shutdown pin on ``en`` (pulled down: silent from reset), fed from VSYS
+    (not the 3V3 rail the ADC measures against), and the speaker's plug on its bridged outputs."""
+    skidl = _skidl()
+    net = skidl.Net
+    f = VOICE_FILTER
+    v_pwm, v_en = net("VOICE_PWM"), net("VOICE_EN")
+    pwm += v_pwm
+    en += v_en
+    n1, n2 = net("VOICE_LP1"), net("VOICE_LP2")
+    res(f["R1"], v_pwm, n1, role="voice filter")
+    cap(f["C1"], n1, gnd, role="voice filter")
+    res(f["R2"], n1, n2, role="voice filter")
+    res(f["R3"], n2, gnd, role="voice filter")
+    cap(f["C2"], n2, gnd, role="voice filter")
+    amp = part("voice_amp", role="voice amp")
+    inp, inn = net("VOICE_INP"), net("VOICE_INN")
+    cap(VOICE_COUPLING, n2, inp, role="voice filter")
+    cap(VOICE_COUPLING, inn, gnd, role="voice filter")
+    amp["IN+"] += inp
+    amp["IN-"] += inn
+    amp["~{SD}"] += v_en
+    res(VOICE_EN_PULLDOWN, v_en, gnd)
+    amp["VDD"] += vsys
+    amp["GND"] += gnd
+    amp["NC"] += _nc()
+    cap("1uF", vsys, gnd)  # beside VDD (the datasheet's 1 uF X7R)
+    cap("10uF", vsys, gnd)  # the bulk for the phrase's current peaks
+    spk = part("speaker_conn", role="speaker")
+    outp, outn = net("SPK_P"), net("SPK_N")
+    amp["OUT+"] += outp
+    amp["OUT-"] += outn
+    spk[1] += outp
+    spk[2] += outn
+    return amp
 
 
 # --- the three netlists ------------------------------------------------------------------------

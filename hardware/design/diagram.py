@@ -44,6 +44,8 @@ _WORDS = {
     "rtc cell": "{v} cell",
     "buzzer": "{v} buzzer",
     "buzzer driver": "{v} driver",
+    "voice amp": "{v} amplifier",
+    "speaker": "speaker plug",
     "swd": "{v}",
     "uart": "{v}",
 }
@@ -73,6 +75,8 @@ def _block_of(comp):
         return "paddles"
     if role.startswith("buzzer"):
         return "buzzer"
+    if role.startswith("voice") or role == "speaker":
+        return "voice"
     if role.startswith("rtc") or key == "xtal32k":
         return "rtc"
     if role in ("swd", "uart"):
@@ -191,6 +195,8 @@ def _label(block, comps):
         return "paddles", [", ".join(sides)]
     if block == "buzzer":
         return "buzzer", _parts_line(comps)
+    if block == "voice":
+        return "voice", _parts_line(comps) + ["+ PWM low-pass (RC)"]
     if block == "rtc":
         if "rtc" not in by_role:
             return "RTC parts", _parts_line(comps)
@@ -307,7 +313,7 @@ def _cluster(block):
     """The box a block is drawn in, ``(name, title)``, or None."""
     if re.match(r"^(mux|dec)\d", block):
         return ("scan", "board scan")
-    if block.startswith("face_") or block in ("keys", "paddles", "buzzer", "rtc"):
+    if block.startswith("face_") or block in ("keys", "paddles", "buzzer", "voice", "rtc"):
         return ("clock", "game clock")
     return None
 

@@ -365,12 +365,99 @@ PARTS = {
     "uart": Spec(
         "J",
         "Connector_Generic",
-        "Conn_01x03",
-        "Connector_PinHeader_2.54mm:PinHeader_1x03_P2.54mm_Vertical",
+        "Conn_01x02",
+        "Connector_PinHeader_2.54mm:PinHeader_1x02_P2.54mm_Vertical",
         "UART",
         "Amphenol",
-        "68002-103HLF",
-        "UART0 debug console (TX RX GND)",
+        "68002-102HLF",
+        "UART0 debug log, transmit only (TX GND): GPIO1, its receive pin, is the voice's PWM",
+    ),  # fmt: skip
+    # --- the voice: PWM through an RC low-pass into a class-D amp, a speaker on a plug --------
+    "voice_amp": Spec(
+        "U",
+        "Amplifier_Audio",
+        "PAM8302AAS",
+        "Package_SO:MSOP-8_3x3mm_P0.65mm",
+        "PAM8302A",
+        "Diodes Inc.",
+        "PAM8302AASCR",
+        "2.5 W filterless class-D mono amplifier, MSOP-8: the voice (shut down between phrases)",
+        "https://www.diodes.com/assets/Datasheets/PAM8302A.pdf",
+        figures={
+            "i_q": Figure(
+                4e-3,
+                "A",
+                "PAM8302A datasheet (DS36436): quiescent current 4 mA typ., no load (as "
+                "summarised by sheetsdata.com; the table's supply condition not retrieved)",
+                True,
+            ),
+            "i_sd": Figure(
+                1e-6,
+                "A",
+                "shutdown current < 1 uA: the PAM830x family's figure (PAM8304 datasheet); "
+                "the PAM8302A's own row not retrieved",
+                True,
+            ),
+            "gain": Figure(
+                23.5,
+                "dB",
+                "PAM8302A datasheet p. 7, Gv = 20 log(150k / (10k + R_ext)): 15 V/V with no "
+                "external input resistor (as quoted by a public part model; Adafruit's "
+                "breakout page rounds it to 24 dB)",
+                True,
+            ),
+            "r_in": Figure(
+                10e3,
+                "ohm",
+                "the same equation: an internal 10 kohm input resistor into the amplifier's "
+                "virtual ground, the input resistance the low-pass's last node sees",
+                True,
+            ),
+            "efficiency": Figure(
+                0.88,
+                "",
+                "PAM8302A datasheet, features: efficiency up to 88 % (at watts: used with the "
+                "quiescent current counted apart)",
+                True,
+            ),
+            "v_min": Figure(2.0, "V", "PAM8302A datasheet, features: supply 2.0..5.5 V"),
+            "v_max": Figure(5.5, "V", "PAM8302A datasheet, features: supply 2.0..5.5 V"),
+            "f_sw": Figure(
+                250e3, "Hz", "PAM8302A datasheet: oscillator 250 kHz typ. (sheetsdata.com)", True
+            ),
+        },
+    ),  # fmt: skip
+    "speaker_conn": Spec(
+        "J",
+        "Connector_Generic",
+        "Conn_01x02",
+        "Connector_Molex:Molex_PicoBlade_53047-0210_1x02_P1.25mm_Vertical",
+        "SPEAKER",
+        "Molex",
+        "53047-0210",
+        "speaker connector (PicoBlade 1.25 mm, 2 pins): not the battery's JST PH, no mix-up",
+    ),  # fmt: skip
+    # The speaker itself is a kit item on its leads (parts.kit()); its figures are here, for
+    # budgets.py's voice budget. Any 8 ohm speaker of >= 75 dB/W at 1 m and >= 0.2 W fits.
+    "speaker": Spec(
+        "LS",
+        None,
+        "Speaker",
+        "",
+        "8R",
+        "CUI Devices",
+        "CDMG13008L-02",
+        "micro dynamic speaker 13 mm, 8 ohm, 0.2 W: the voice (on leads to the PicoBlade plug)",
+        "https://www.cuidevices.com/ (CDMG13008L-02 sheet, 2006; copy at dtsheet.com 737918)",
+        figures={
+            "r": Figure(8.0, "ohm", "CUI CDMG13008L-02 sheet: 8 ohm +-15 % at 1.5 kHz, 1 V"),
+            "spl_1w_1m": Figure(
+                75.0, "dB", "CUI CDMG13008L-02 sheet: 75 dB +-3 dB at 1 W, 1 m (1.5..3 kHz)"
+            ),
+            "p_nom": Figure(0.2, "W", "CUI CDMG13008L-02 sheet: nominal input 0.2 W"),
+            "p_max": Figure(0.4, "W", "CUI CDMG13008L-02 sheet: handling capacity 0.4 W"),
+            "f0": Figure(1050.0, "Hz", "CUI CDMG13008L-02 sheet: resonance 1050 Hz +-20 %"),
+        },
     ),  # fmt: skip
     # --- the scan drivers on the controller ---------------------------------------------------
     "mux": Spec(
@@ -569,12 +656,14 @@ RES = {
     "5k1": "RC0402FR-075K1L",
     "5k6": "RC0402FR-075K6L",
     "10k": "RC0402FR-0710KL",
+    "15k": "RC0402FR-0715KL",
     "100k": "RC0402FR-07100KL",
     "200k": "RC0402FR-07200KL",
     "1M": "RC0402FR-071ML",
 }
 CAP = {
     "15pF": ("GRM1555C1H150JA01D", "C0G", C0402, 50),
+    "33nF": ("GRM155R71C333KA01D", "X7R", C0402, 16),
     "100nF": ("GRM155R71C104KA88D", "X7R", C0402, 16),
     "1uF": ("GRM155R61A105KE15D", "X5R", C0402, 10),
     "4.7uF": ("GRM188R61A475KE15D", "X5R", "Capacitor_SMD:C_0603_1608Metric", 10),
@@ -604,6 +693,10 @@ def kit(n_strips=STRIPS):
          "2.4 in 6-digit 7-segment TN LCD on an HT1621, 6-pin header; backlight left off"),
         ("battery", 1, "Adafruit", "2011", "1S LiPo 3.7 V 2000 mAh, JST PH, protected"),
         ("coin cell", 1, "Panasonic", "CR1220", "the RTC's backup cell"),
+        ("speaker", 1, PARTS["speaker"].manufacturer, PARTS["speaker"].mpn,
+         "13 mm 8 ohm micro speaker, 0.2 W, 75 dB/W at 1 m, on leads to the plug below"),
+        ("speaker plug", 1, "Molex", "51021-0200",
+         "PicoBlade 2-way housing and 2 crimp terminals 50079-8000, for the speaker's leads"),
         ("magnet", stones, "supermagnete", "S-06-03-N",
          "6x3 mm NdFeB disc, axially magnetised: black North down, white South down"),
         ("stone black", BLACK_STONES, "any", "22 mm Go stone", "drilled 6.1x3.1 mm for a magnet"),

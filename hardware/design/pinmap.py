@@ -12,8 +12,9 @@ something other than what the firmware thinks it is:
   (``sample_point``: line y, column x) or the mid-rail reference it expects on the spare mux
   inputs. Park words and the pins' reset state (the bank bits' pull-ups) must enable no line.
 - **Every other pin** by the part it must reach: the paddles and keys (by side), the faces'
-  CS/WR/DATA, the buzzer's driver, the RTC's I2C, the UART header, and the Pico-compatible
-  pins (VBUS sense, LED, VSYS/3).
+  CS/WR/DATA, the buzzer's driver, the voice's amplifier (its input through the low-pass, its
+  shutdown pin and that pin's pull-down), the RTC's I2C, the UART header, and the
+  Pico-compatible pins (VBUS sense, LED, VSYS/3).
 
 A pin the firmware names with no rule here is itself a failure, so a new pin cannot slip by.
 """
@@ -23,7 +24,8 @@ import re
 from hardware.design.netlist import pin_names
 
 # The parts a GPIO must reach: firmware pin name -> (role, fields, pin name on that part).
-# Pins passing through a series resistor say so with ``via="R"``.
+# Pins passing through series parts say which, in order, with a fourth item: ``"R"`` one
+# resistor, ``"RRC"`` a resistor, a resistor, then a capacitor (each a two-pin part).
 ROLE_RULES = {
     "PADDLE_L": [("paddle", {"side": "left"}, "1")],
     "PADDLE_R": [("paddle", {"side": "right"}, "1")],
@@ -38,14 +40,19 @@ ROLE_RULES = {
     "I2C1_SDA": [("rtc", {}, "SDA")],
     "I2C1_SCL": [("rtc", {}, "SCL")],
     "UART0_TX": [("uart", {}, "Pin_1")],
-    "UART0_RX": [("uart", {}, "Pin_2")],
     "BUZZER": [("buzzer driver", {}, "B", "R")],
     "PICO_LED": [("status led", {}, "A", "R")],
+    # The voice: the PWM reaches the amplifier's IN+ through the low-pass's two resistors and
+    # the coupling capacitor; the enable is the amplifier's shutdown pin itself.
+    "VOICE_PWM": [("voice amp", {}, "IN+", "RRC")],
+    "VOICE_EN": [("voice amp", {}, "~{SD}")],
 }
 # Pins whose net must hold a resistor to this supply net (a divider's top).
 DIVIDER_RULES = {"PICO_VBUS_SENSE": "VBUS", "PICO_VSYS_ADC": "VSYS"}
-# Pins the board leaves open (the Pico's regulator pin: this board's regulator has none).
-OPEN = {"PICO_SMPS_PS"}
+# Pins whose net must hold a resistor to this rail: the level it rests at from reset.
+PULL_RULES = {"VOICE_EN": "GND"}
+# Pins the board leaves open (none since GPIO23, a Pico's SMPS pin, became the voice's enable).
+OPEN = set()
 SCAN = ("MUX_S0", "MUX_S1", "MUX_S2", "ROW_A0", "ROW_A1", "ROW_A2", "ROW_B3", "ROW_B4")
 ADC = ("HALL_ADC0", "HALL_ADC1", "HALL_ADC2")
 RAILS = {"+3V3": 1, "GND": 0}
@@ -85,12 +92,25 @@ class _Board:
 
     def resistor_peers(self, net_name):
         """Nets at the other end of the resistors on ``net_name``."""
+        return self.peers(net_name, "R")
+
+    def peers(self, net_name, kind):
+        """Nets at the other end of the two-pin parts whose reference starts with ``kind``
+        (``R``, ``C``) on ``net_name``."""
         out = []
         for ref, pin in self.net.nets.get(net_name, ()):
-            if re.match(r"R\d", ref):
+            if re.fullmatch(kind + r"\d+", ref):
                 other = "2" if pin == "1" else "1"
                 out.append(self.net.net_of(ref, other))
         return out
+
+    def reach(self, net_name, via):
+        """The nets reached from ``net_name`` through series parts of the kinds ``via``
+        (``"RRC"``), one hop each, never stepping onto a rail."""
+        nets = {net_name}
+        for kind in via:
+            nets = {n for x in nets for n in self.peers(x, kind) if n and n not in RAILS}
+        return nets
 
 
 def csv_rows():
@@ -117,7 +137,7 @@ def check(net, variant="A", pins=None, rp2040=None, rows=None):
     board = _Board(net)
     problems = []
     names = {k for k in pins if not k.startswith(("SCAN_", "HALL_ADC_"))}
-    covered = set(ROLE_RULES) | set(DIVIDER_RULES) | OPEN | set(SCAN) | set(ADC)
+    covered = set(ROLE_RULES) | set(DIVIDER_RULES) | set(PULL_RULES) | OPEN | set(SCAN) | set(ADC)
     problems += [
         f"{k}: the firmware drives GPIO{pins[k]}, no wiring rule" for k in names - covered
     ]
@@ -134,7 +154,7 @@ def check(net, variant="A", pins=None, rp2040=None, rows=None):
                 problems.append(f"{name}: {len(parts)} parts with role {role!r} {fields}")
                 continue
             target = board.pin_net(parts[0], pin)
-            reach = [gnet] if len(rule) == 3 else board.resistor_peers(gnet)
+            reach = {gnet} if len(rule) == 3 else board.reach(gnet, rule[3])
             if target is None or target not in reach:
                 problems.append(
                     f"{name} (GPIO{pins[name]}) is on net {gnet}, not on {role} "
@@ -146,6 +166,10 @@ def check(net, variant="A", pins=None, rp2040=None, rows=None):
             problems.append(
                 f"{name} (GPIO{pins[name]}) is on net {gnet}: no divider from {supply}"
             )
+    for name, rail in PULL_RULES.items():
+        gnet = board.gpio_net(pins[name])
+        if rail not in board.resistor_peers(gnet):
+            problems.append(f"{name} (GPIO{pins[name]}) is on net {gnet}: no pull to {rail}")
     for name in OPEN:
         gnet = board.gpio_net(pins[name])
         if gnet is not None and len(net.nets.get(gnet, ())) > 1:

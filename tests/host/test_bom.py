@@ -194,3 +194,22 @@ def test_newer_footprints_listed_apart(net_a, net_b):
     assert set(newer) <= set(NEWER_FOOTPRINTS)
     assert sum(len(refs) for refs in newer.values()) == 361  # the TMAG5253s
     assert bom.newer_footprints(net_b) == {}
+
+
+@pytest.mark.parametrize("variant", ["A", "B"])
+def test_the_voice_is_on_the_bom(variant, request):
+    # Issue 29: the amplifier, its low-pass and its plug on the controller; the speaker and
+    # the plug's housing in the kit, each with a part number.
+    rows = parse(bom.csv_text(request.getfixturevalue("net_" + variant.lower())))
+    assert qty(rows, "controller", "PAM8302AASCR") == 1
+    amp = next(r for r in rows if r["mpn"] == "PAM8302AASCR")
+    assert amp["footprint"] == "Package_SO:MSOP-8_3x3mm_P0.65mm" and amp["datasheet"]
+    assert qty(rows, "controller", "53047-0210") == 1  # the speaker's PicoBlade header
+    assert qty(rows, "controller", "GRM155R71C333KA01D") == 2  # the low-pass's two poles
+    assert qty(rows, "controller", "RC0402FR-0715KL") == 1  # the divider's top
+    assert kit_qty(rows, "speaker") == 1 and kit_qty(rows, "speaker plug") == 1
+    speaker = next(r for r in rows if r["value"] == "speaker")
+    assert speaker["manufacturer"] and speaker["mpn"] == "CDMG13008L-02"
+    # The UART header lost its receive pin to the voice: two pins now.
+    uart = next(r for r in rows if r["value"] == "UART")
+    assert uart["mpn"] == "68002-102HLF" and "1x02" in uart["footprint"]

@@ -185,3 +185,76 @@ def test_row_lines_drive_enables_and_gates_only(system_netlists):
     # only the line FET's gate and its pull-up (B). No sensor supply pin on a row line.
     assert budgets.row_loads(system_netlists["A"]) == {("tmag5253", "EN")}
     assert budgets.row_loads(system_netlists["B"]) == {("pfet", "G"), ("r100k", "~")}
+
+
+# --- the voice (issue 29) ---------------------------------------------------------------------
+
+
+def test_the_voice_meets_its_budget():
+    v = budgets.voice()
+    assert v.ok, failing(v)
+    spk = PARTS["speaker"].figures
+    # Full scale: loud enough at a player's ear, within the speaker's nominal rating.
+    assert v.spl_full >= budgets.TARGET_SPL
+    assert v.p_full <= spk["p_nom"].value
+    assert v.spl_full == pytest.approx(
+        spk["spl_1w_1m"].value + 10 * math.log10(v.p_full) + 20 * math.log10(1 / 0.5)
+    )
+    # The low-pass passes telephone speech and buries the PWM carrier.
+    assert 3400 <= v.f_high <= 8000 and v.f_low < 100
+    assert v.carrier_db <= -budgets.CARRIER_MIN_DB
+    # Shut down between phrases: a microamp; speaking: the quiescent current and the watts.
+    amp = PARTS["voice_amp"].figures
+    assert v.i_idle == amp["i_sd"].value <= 1e-6
+    assert amp["i_q"].value < v.i_speaking < v.i_peak < 0.1
+
+
+def test_the_voice_filter_is_computed_from_the_schematic_values():
+    # At DC (the coupling capacitor aside) the low-pass is the divider R3 / (R1 + R2 + R3)
+    # loaded by the amplifier's input; at 1 kHz it is within a fraction of a dB of that.
+    from hardware.design import circuit as C
+    from hardware.design.parts import ohms
+
+    f = C.VOICE_FILTER
+    r1, r2, r3 = (ohms(f[k]) for k in ("R1", "R2", "R3"))
+    r_in = PARTS["voice_amp"].figures["r_in"].value
+    r3_loaded = r3 * r_in / (r3 + r_in)
+    divider = r3_loaded / (r1 + r2 + r3_loaded)
+    assert abs(budgets.voice_filter(1e3)) == pytest.approx(divider, rel=0.05)
+    assert budgets.farads("33nF") == pytest.approx(33e-9)
+    # Two poles: beyond the corner it falls at 40 dB a decade.
+    h = [abs(budgets.voice_filter(f)) for f in (100e3, 1e6)]
+    assert 20 * math.log10(h[0] / h[1]) == pytest.approx(40, abs=1.5)
+
+
+def test_a_louder_amplifier_or_a_lighter_divider_overdrives_the_speaker():
+    assert budgets.voice(gain_db=30).p_full > PARTS["speaker"].figures["p_nom"].value
+    assert not budgets.voice(gain_db=30).ok
+    assert not budgets.voice(filter_={"R2": "4k7"}).ok
+    # Whatever the amplifier's input resistance (a secondary source), full scale stays in bounds.
+    assert budgets.voice(r_in=1e6).ok
+    # A single small capacitor leaves the carrier too strong.
+    assert not budgets.voice(filter_={"C1": "1nF", "C2": "1nF"}).ok
+
+
+def test_a_counted_minute_is_spoken_from_the_clock_s_own_cues():
+    from firmware.clock import cues
+
+    found = budgets.counted_minute_cues()
+    kinds = [cues.kind(c) for c, _ in found]
+    # 30, 40, 50 s, then 1 ... 9, then "10, 超时判负": 13 phrases in the last minute.
+    assert kinds == [cues.MARK] * 3 + [cues.COUNT] * 9 + [cues.TIMEOUT]
+    assert [t for _, t in found][:3] == [30_000, 40_000, 50_000]
+    v = budgets.voice()
+    assert v.phrases == 13
+    # What it costs: a few percent of what the board itself takes in that minute.
+    assert 0 < v.minute_mas < 0.05 * v.board_minute_mas
+
+
+def test_the_power_budget_counts_the_voice_on_vsys():
+    p = budgets.power("A")
+    line = next(x for x in p.lines if x.name.startswith("voice amplifier"))
+    assert line.rail == "VSYS"
+    assert line.avg == PARTS["voice_amp"].figures["i_sd"].value  # shut down between phrases
+    assert line.peak == pytest.approx(budgets.voice().i_peak)
+    assert "### Voice" in budgets.report()

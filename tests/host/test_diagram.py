@@ -51,6 +51,9 @@ def test_names_every_block(picture):
     assert "USB" in joined
     assert "strip bus header" in lines
     assert "keys" in lines and "paddles" in lines and "buzzer" in lines
+    # The voice (issue 29): its amplifier and plug, and the two GPIOs it takes.
+    assert "voice" in lines and "PAM8302A amplifier" in lines and "speaker plug" in lines
+    assert "VOICE_EN/PWM" in lines and "GPIO 1, 23" in lines
 
 
 def test_strip_counts_come_from_the_netlist(picture):

@@ -148,6 +148,9 @@ def test_the_readme_quotes_the_computed_budgets(hardware_out):
     for figure in ("1.83 us <= 1.90 us", "27.0 us <= 2 dummy x 16 us + 1.9 us = 33.9 us"):
         assert figure in budgets, figure
         assert figure.split(" <= ")[0].replace("us", "µs") in readme, figure
+    # §5's voice: the watts, the loudness and the currents of out/budgets.md, "Voice".
+    for figure in ("103 mW", "71.1 dB", "8.0 mA", "36 mA", "0.020 mAh"):
+        assert figure in readme and figure in budgets, figure
 
 
 def test_a_missing_tool_is_named_with_how_to_get_it(monkeypatch, capsys):
@@ -156,3 +159,96 @@ def test_a_missing_tool_is_named_with_how_to_get_it(monkeypatch, capsys):
     monkeypatch.setattr("shutil.which", lambda name: None)
     assert build.main(["--check"]) == 2
     assert "Graphviz: apt-get install graphviz" in capsys.readouterr().err
+
+
+# --- the voice (issue 29): its two pins checked as every other pin is ------------------------
+
+
+def _mcu_pin(net, gpio):
+    # The RP2040's package pin of GPIO ``gpio`` in a netlist (U1), as a string.
+    from hardware.design.netlist import pin_names
+
+    mcu = net.with_role("mcu")[0]
+    return next(n for n, name in pin_names(mcu).items() if re.match(rf"GPIO{gpio}(_|$)", name))
+
+
+def test_the_voice_pins_agree_with_the_netlist(system_netlists):
+    net = system_netlists["A"]
+    amp = net.with_role("voice amp")
+    assert len(amp) == 1 and amp[0].value == "PAM8302A"
+    assert "VOICE_PWM" in pinmap.ROLE_RULES and "VOICE_EN" in pinmap.ROLE_RULES
+    assert pinmap.PULL_RULES["VOICE_EN"] == "GND"
+    assert net.net_of("U1", _mcu_pin(net, 1)) == "VOICE_PWM"
+    assert net.net_of("U1", _mcu_pin(net, 23)) == "VOICE_EN"
+
+
+def test_a_swapped_voice_pin_in_a_netlist_copy_is_caught(hardware_out):
+    out, _ = hardware_out
+    text = (out / "system-A.net").read_text()
+    net = read(text)
+    # The voice's PWM exchanged with the UART's TX (GPIO1 and GPIO0), as a slip would.
+    problems = pinmap.check(read(_swap_mcu_pins(text, _mcu_pin(net, 1), _mcu_pin(net, 0))))
+    assert any(
+        p.startswith("VOICE_PWM (GPIO1) is on net DBG_TX, not on voice amp") for p in problems
+    )
+    assert any(p.startswith("UART0_TX (GPIO0)") for p in problems)
+    # The amplifier's enable exchanged with the buzzer's PWM (GPIO23 and GPIO22).
+    problems = pinmap.check(read(_swap_mcu_pins(text, _mcu_pin(net, 23), _mcu_pin(net, 22))))
+    assert any(p.startswith("VOICE_EN (GPIO23) is on net BUZZER") for p in problems)
+    assert any(p.startswith("BUZZER (GPIO22)") for p in problems)
+
+
+def test_a_moved_voice_pin_in_a_pin_map_copy_is_caught(system_netlists):
+    gen = _gen_pins()
+    rows = copy.deepcopy(gen.read_rows())
+    by = {r["function"]: r for r in rows}
+    # The copy puts the voice on GPIO0 and the UART's TX on GPIO1.
+    by["VOICE_PWM"]["gpio"], by["UART0_TX"]["gpio"] = "0", "1"
+    scope = {}
+    exec(gen.render(rows), scope)
+    pins = {k: v for k, v in scope.items() if k.isupper() and isinstance(v, int)}
+    problems = pinmap.check(system_netlists["A"], pins=pins, rows=rows)
+    assert any(p.startswith("VOICE_PWM (GPIO0)") for p in problems)
+    assert "pinmap.csv names GPIO0's net VOICE_PWM, the netlist DBG_TX" in problems
+
+
+def test_the_voice_enable_needs_its_pull_down(system_netlists):
+    # Without the pull-down the amplifier's shutdown pin floats from reset until the firmware
+    # drives it: the check says so.
+    net = copy.deepcopy(system_netlists["A"])
+    net._pins = None
+    pulls = [ref for ref, _ in net.nets["VOICE_EN"] if ref.startswith("R")]
+    assert len(pulls) == 1
+    net.nets["VOICE_EN"] = [n for n in net.nets["VOICE_EN"] if n[0] != pulls[0]]
+    assert pinmap.check(net) == ["VOICE_EN (GPIO23) is on net VOICE_EN: no pull to GND"]
+
+
+def test_a_voice_filter_without_its_coupling_capacitor_is_caught(system_netlists):
+    # The PWM must reach IN+ through R, R, then C: a netlist whose IN+ sits on the filter's
+    # node straight (no DC block) fails the rule.
+    from hardware.design.netlist import pin_names
+
+    net = copy.deepcopy(system_netlists["A"])
+    net._pins = None
+    amp = net.with_role("voice amp")[0]
+    inp = next(n for n, name in pin_names(amp).items() if name == "IN+")
+    net.nets["VOICE_INP"] = [n for n in net.nets["VOICE_INP"] if n != (amp.ref, inp)]
+    net.nets["VOICE_LP2"].append((amp.ref, inp))
+    problems = pinmap.check(net)
+    assert len(problems) == 1 and problems[0].startswith("VOICE_PWM (GPIO1) is on net VOICE_PWM")
+
+
+def test_the_voice_runs_from_vsys_to_the_speaker_plug(system_netlists):
+    from hardware.design.netlist import pin_names
+
+    for net in system_netlists.values():
+        amp = net.with_role("voice amp")[0]
+        on = {name: net.net_of(amp.ref, n) for n, name in pin_names(amp).items()}
+        # VSYS, not the 3V3 rail the ADC measures against; the bridged outputs to the plug.
+        assert on["VDD"] == "VSYS" and on["GND"] == "GND"
+        plug = net.with_role("speaker")[0]
+        assert {net.net_of(plug.ref, "1"), net.net_of(plug.ref, "2")} == {on["OUT+"], on["OUT-"]}
+        assert on["OUT+"] != on["OUT-"]
+        # IN- through its capacitor to GND: the filter's single-ended output on IN+.
+        c = [ref for ref, _ in net.nets[on["IN-"]] if ref.startswith("C")]
+        assert len(c) == 1 and "GND" in {net.net_of(c[0], "1"), net.net_of(c[0], "2")}

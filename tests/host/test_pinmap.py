@@ -10,7 +10,9 @@ CSV = ROOT / "hardware" / "pinmap.csv"
 
 DIRECTIONS = {"in", "out", "io", "pio-out", "pwm", "analog"}
 PULLS = {"none", "up", "down", "ext-up", "ext-down"}
-PICO_BOARD = {23, 24, 25, 29}  # SMPS power save, VBUS sense, LED, VSYS/3 (Pico datasheet)
+# VBUS sense, LED, VSYS/3 (Pico datasheet). GPIO23, a Pico's SMPS power-save pin, is ours on
+# the Tengen controller (its LDO has no such pin): the voice amplifier's enable.
+PICO_BOARD = {24, 25, 29}
 ADC_PINS = {26: 0, 27: 1, 28: 2, 29: 3}
 # RP2040 datasheet §1.4.3 (GPIO functions): the pins each peripheral signal can use.
 I2C1_SDA = {2, 6, 10, 14, 18, 26}
@@ -18,7 +20,6 @@ I2C1_SCL = {3, 7, 11, 15, 19, 27}
 SPI0_SCK = {2, 6, 18, 22}
 SPI0_TX = {3, 7, 19}
 UART0_TX = {0, 12, 16, 28}
-UART0_RX = {1, 13, 17, 29}
 SCAN_ORDER = ["MUX_S0", "MUX_S1", "MUX_S2", "ROW_A0", "ROW_A1", "ROW_A2", "ROW_B3", "ROW_B4"]
 
 
@@ -104,11 +105,25 @@ def test_peripheral_pins_are_valid_for_their_function():
     fns = _by_function()
     assert fns["I2C1_SDA"]["gpio"] in I2C1_SDA and fns["I2C1_SCL"]["gpio"] in I2C1_SCL
     assert fns["LCD_WR"]["gpio"] in SPI0_SCK and fns["LCD_DATA"]["gpio"] in SPI0_TX
-    assert fns["UART0_TX"]["gpio"] in UART0_TX and fns["UART0_RX"]["gpio"] in UART0_RX
-    buzzer = fns["BUZZER"]["gpio"]
-    assert fns["BUZZER"]["direction"] == "pwm"
-    # PWM slice (gpio >> 1) & 7, channel A on even pins; the note names them.
-    assert f"slice {(buzzer >> 1) & 7} channel {'AB'[buzzer & 1]}" in fns["BUZZER"]["notes"]
+    assert fns["UART0_TX"]["gpio"] in UART0_TX
+    for name in ("BUZZER", "VOICE_PWM"):
+        gpio = fns[name]["gpio"]
+        assert fns[name]["direction"] == "pwm"
+        # PWM slice (gpio >> 1) & 7, channel A on even pins; the note names them.
+        assert f"slice {(gpio >> 1) & 7} channel {'AB'[gpio & 1]}" in fns[name]["notes"], name
+
+
+def test_the_voice_has_its_own_pwm_slice_and_starts_silent():
+    # The voice's samples must not share the buzzer's PWM slice: a slice has one counter
+    # (TOP, divider), and the piezo's pips and the voice's carrier each need their own.
+    fns = _by_function()
+    slice_of = {name: (fns[name]["gpio"] >> 1) & 7 for name in ("BUZZER", "VOICE_PWM")}
+    assert slice_of["BUZZER"] != slice_of["VOICE_PWM"], slice_of
+    # No other PWM user on the voice's slice (its other channel, GPIO0, is the UART's TX).
+    pwm = [f for f, r in fns.items() if r["direction"] == "pwm"]
+    assert sorted(pwm) == ["BUZZER", "VOICE_PWM"]
+    # The amplifier's enable rests low from reset (the external pull-down): silent, < 1 uA.
+    assert fns["VOICE_EN"]["direction"] == "out" and fns["VOICE_EN"]["pull"] == "ext-down"
 
 
 def test_generated_pins_are_current():
