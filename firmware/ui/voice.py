@@ -1,0 +1,436 @@
+"""The clock's voice: a cue's phrase as clips, and the clips read from the board's voice file.
+
+Start reading at ``phrase`` (a clock cue, ``firmware/clock/cues.py``, to the ids of its clips in
+order), then ``Voice`` (one language's file opened and checked; ``say`` a cue, then ``read``
+its PCM block by block, nothing allocated per block). The phrases are made at build time
+(``host_tools/board/voicefile.py`` writes the format, ``host_tools/board/voice.py`` speaks the
+words with espeak-ng: ``make voice``) and put on the board's filesystem as /voice/zh.bin and
+/voice/en.bin. Playing the PCM (PWM fed by DMA) is not here: ``read`` is what that task calls.
+
+A phrase is a few small clips joined (numbers, 秒, 还剩, 分钟, 次, 超时判负; their English):
+every announcement of 000 第十二条 and 003 第12条 from 23 clips, where one recording per
+announcement would take ~40 (each minute or period count twice over). Each clip keeps a short
+silence at its end, so the joins sound like the pauses between words. Chinese says 两 (not 二)
+before a measure word: "还剩两分钟", but "二" when counting.
+
+The file, all little-endian (``HEADER`` bytes of header, then the body):
+
+    0  magic b"TGV1"
+    4  the language, 2 ASCII bytes: b"zh" or b"en"
+    6  the sample rate, u16 (8000)
+    8  the clips in the index, u16 (``CLIPS``)
+   10  0, u16 (reserved)
+   12  the body's bytes, u32: the file's length less the header (a torn copy is shorter)
+   16  CRC-32 of the body, u32 (the same as ``binascii.crc32``/``zlib.crc32``)
+   20  the index, one entry per clip id: [offset u32, from the file's start][samples u32]
+       then the clips: 4-bit IMA ADPCM (4,000 bytes a second at 8 kHz), two samples a byte,
+       the first in the low nibble; each clip decoded from predictor 0 and step index 0
+       (clips start in silence). Entries may share bytes (two ids, one recording).
+
+A missing, torn or corrupt file raises ``VoiceError`` saying which and why (``load`` turns it
+into ``None`` and the message); the clock's beeps never depend on the voice.
+"""
+
+from array import array
+from binascii import crc32
+
+import micropython
+from micropython import const
+
+from firmware.clock import cues
+
+HEADER = const(20)
+MAGIC = b"TGV1"
+RATE = const(8000)
+BLOCK = const(256)  # ADPCM bytes read at a time: 512 samples, 64 ms at 8 kHz
+MAX_CLIPS = const(4)  # room for the longest phrase: 还剩 两 分钟, "two minutes left"
+GAP = const(240)  # silence between the clips of a phrase: 30 ms, made by ``read``, not stored
+
+# The languages, as ``Voice.lang`` and ``phrase`` name them (the header's 2 bytes).
+ZH = const(0)
+EN = const(1)
+LANGS = (b"zh", b"en")
+
+# Clip ids, the same in every language's file. The numbers one … ten are 0 … 9 (id n - 1).
+TEN = const(9)
+TWO_MEASURE = const(10)  # 两 (zh), before a measure word; "two" again in English
+S30 = const(11)  # 三十, 四十, 五十, 五十五, 五十八: the marks, as cues._MARKS
+S40 = const(12)
+S50 = const(13)
+S55 = const(14)
+S58 = const(15)
+SECONDS = const(16)  # 秒
+LEFT = const(17)  # 还剩 / "left"
+MINUTE = const(18)  # 分钟 / "minute"
+MINUTES = const(19)  # 分钟 again / "minutes"
+PERIOD = const(20)  # 次 / "period"
+PERIODS = const(21)  # 次 again / "periods"
+TIME_UP = const(22)  # 超时判负 / "time is up, the game is lost"
+CLIPS = const(23)
+
+# The minutes or periods left that are spoken: the clips hold numbers up to ten (the presets
+# keep 5 minutes, 5 periods); a count above it is left to the beeps.
+MAX_LEFT = const(10)
+
+
+class VoiceError(ValueError):
+    """A voice file that cannot be used: missing, torn, corrupt, or not a voice file."""
+
+
+def _mark_clip(n):
+    # 30, 40, 50, 55, 58 s to their clips; -1 for a second no clip says.
+    if n == 30:
+        return S30
+    if n == 40:
+        return S40
+    if n == 50:
+        return S50
+    if n == 55:
+        return S55
+    if n == 58:
+        return S58
+    return -1
+
+
+def phrase(cue, lang, out):
+    """The clip ids of ``cue``'s phrase in ``lang`` (``ZH``, ``EN``) into ``out`` (a bytearray
+    of at least ``MAX_CLIPS``); returns how many, 0 when the cue has no phrase (its beeps
+    alone). Allocates nothing: the clock's cue path calls it."""
+    k = cue >> 8
+    n = cue & 0xFF
+    if k == cues.MARK or k == cues.MARK_LATE:
+        c = _mark_clip(n)
+        if c < 0:
+            return 0
+        out[0] = c
+        out[1] = SECONDS
+        return 2
+    if k == cues.COUNT:
+        if not 1 <= n <= 10:
+            return 0
+        out[0] = n - 1
+        return 1
+    if k == cues.TIMEOUT:
+        out[0] = TEN
+        out[1] = TIME_UP
+        return 2
+    if k == cues.FLAG:
+        out[0] = TIME_UP
+        return 1
+    if k == cues.MINUTE_LEFT or k == cues.PERIOD_LEFT:
+        if not 1 <= n <= MAX_LEFT:
+            return 0
+        minute = k == cues.MINUTE_LEFT
+        if lang == ZH:  # 还剩 N 分钟 / 还剩 N 次
+            out[0] = LEFT
+            out[1] = TWO_MEASURE if n == 2 else n - 1
+            out[2] = MINUTE if minute else PERIOD
+            return 3
+        out[0] = n - 1  # N minute(s) / period(s) left
+        if n == 1:
+            out[1] = MINUTE if minute else PERIOD
+        else:
+            out[1] = MINUTES if minute else PERIODS
+        out[2] = LEFT
+        return 3
+    return 0
+
+
+# ---- IMA ADPCM ------------------------------------------------------------------------------
+
+# The IMA ADPCM step sizes (the standard table, 89 steps).
+STEPS = array(
+    "H",
+    (
+        7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 19, 21, 23, 25, 28, 31, 34, 37, 41, 45, 50, 55,
+        60, 66, 73, 80, 88, 97, 107, 118, 130, 143, 157, 173, 190, 209, 230, 253, 279, 307,
+        337, 371, 408, 449, 494, 544, 598, 658, 724, 796, 876, 963, 1060, 1166, 1282, 1411,
+        1552, 1707, 1878, 2066, 2272, 2499, 2749, 3024, 3327, 3660, 4026, 4428, 4871, 5358,
+        5894, 6484, 7132, 7845, 8630, 9493, 10442, 11487, 12635, 13899, 15289, 16818, 18500,
+        20350, 22385, 24623, 27086, 29794, 32767,
+    ),
+)  # fmt: skip
+
+try:
+    ptr8  # viper's pointer casts are built into the MicroPython compiler
+except NameError:
+
+    def ptr8(buf):
+        """CPython stand-in for viper's pointer cast: index the buffer itself."""
+        return buf
+
+    ptr16 = ptr8
+    ptr32 = ptr8
+
+
+@micropython.native  # as bytecode its frame (14 locals) would be borrowed from the heap
+def decode_native(src, n, dst, state, shift):
+    """Decode ``n`` bytes of ``src`` (IMA ADPCM, low nibble first) into ``2 * n`` samples of
+    ``dst`` (``array('H')``), each the signed 16-bit sample + 32768 shifted right by ``shift``
+    (8: unsigned 8-bit values, 0 … 255; 0: unsigned 16-bit). ``state`` (``array('i', 2)``)
+    carries the predictor + 32768 and the step index from block to block. Python on Python's
+    integers (on CPython, plain Python); ``decode`` is its viper twin, the board's (the tests
+    compare them; bench/bench_voice.py times them). Allocates nothing."""
+    pred = state[0] - 32768
+    idx = state[1]
+    i = 0
+    o = 0
+    while i < n:
+        b = src[i]
+        h = 0
+        while h < 2:
+            code = (b >> 4) if h else (b & 15)
+            step = STEPS[idx]
+            diff = step >> 3
+            if code & 4:
+                diff += step
+            if code & 2:
+                diff += step >> 1
+            if code & 1:
+                diff += step >> 2
+            if code & 8:
+                pred -= diff
+                if pred < -32768:
+                    pred = -32768
+            else:
+                pred += diff
+                if pred > 32767:
+                    pred = 32767
+            if code & 4:
+                idx += ((code & 3) + 1) << 1  # 2, 4, 6, 8
+                if idx > 88:
+                    idx = 88
+            elif idx > 0:
+                idx -= 1
+            dst[o] = (pred + 32768) >> shift
+            o += 1
+            h += 1
+        i += 1
+    state[0] = pred + 32768
+    state[1] = idx
+
+
+# Viper: the same loop on machine words. The predictor crosses calls as pred + 32768 so that
+# the state array holds no negative number (viper reads array('i') through ptr32 as unsigned
+# on a 64-bit PC). Its speed against decode_native: bench/bench_voice.py.
+@micropython.viper
+def decode(src, n: int, dst, state, shift: int):
+    """As ``decode_native`` (the same arguments, the same samples), as viper. Allocates nothing."""
+    s = ptr8(src)
+    d = ptr16(dst)
+    st = ptr32(state)
+    steps = ptr16(STEPS)
+    pred = int(st[0]) - 32768
+    idx = int(st[1])
+    i = 0
+    o = 0
+    while i < n:
+        b = int(s[i])
+        h = 0
+        while h < 2:
+            code = (b >> 4) if h else (b & 15)
+            step = int(steps[idx])
+            diff = step >> 3
+            if code & 4:
+                diff += step
+            if code & 2:
+                diff += step >> 1
+            if code & 1:
+                diff += step >> 2
+            if code & 8:
+                pred -= diff
+                if pred < -32768:
+                    pred = -32768
+            else:
+                pred += diff
+                if pred > 32767:
+                    pred = 32767
+            if code & 4:
+                idx += ((code & 3) + 1) << 1
+                if idx > 88:
+                    idx = 88
+            elif idx > 0:
+                idx -= 1
+            d[o] = (pred + 32768) >> shift
+            o += 1
+            h += 1
+        i += 1
+    st[0] = pred + 32768
+    st[1] = idx
+
+
+# ---- the file -------------------------------------------------------------------------------
+
+
+def _u16(b, p):
+    return b[p] | b[p + 1] << 8
+
+
+def _u32(b, p):
+    return b[p] | b[p + 1] << 8 | b[p + 2] << 16 | b[p + 3] << 24
+
+
+class Voice:
+    """One language's voice file, open: ``say(cue)`` then ``read(pcm)`` until it answers 0.
+
+    ``path``: the file (/voice/zh.bin). ``shift``: as ``decode`` (8: PCM values 0 … 255).
+    ``decoder``: ``decode`` (viper) or ``decode_native``. Raises ``VoiceError`` if the file is
+    missing, torn, corrupt or not a voice file. The buffers are made here, once: ``buf`` the
+    ADPCM block, ``PCM_SAMPLES`` samples for the caller's ``array('H')``.
+    """
+
+    PCM_SAMPLES = 2 * BLOCK
+
+    def __init__(self, path, shift=8, decoder=None, block=BLOCK):
+        self.path = path
+        self.shift = shift
+        self.decoder = decoder or decode
+        self.buf = bytearray(block)
+        self.state = array("i", (32768, 0))
+        self.index = array("I", bytes(8 * CLIPS))
+        self.ids = bytearray(MAX_CLIPS)
+        self.n = 0  # clips in the phrase being said
+        self.k = 0  # the clip being read
+        self.pos = 0  # its next byte in the file
+        self.left = 0  # its samples not yet read
+        self.gap = 0  # samples of silence to give before the next clip
+        self.most = 2 * block  # samples ``read`` gives at most
+        try:
+            self.f = open(path, "rb")
+        except OSError:
+            raise VoiceError("voice file missing: %s" % path)
+        try:
+            self.lang = self._check()
+        except BaseException:
+            self.f.close()
+            raise
+
+    def _check(self):
+        # The header, the body's length (a torn copy) and its CRC, then the index.
+        f = self.f
+        head = f.read(HEADER)
+        if len(head) < HEADER or head[:4] != MAGIC:
+            raise VoiceError("not a voice file: %s" % self.path)
+        lang = head[4:6]
+        if lang not in LANGS:
+            raise VoiceError("%s: unknown language %r" % (self.path, lang))
+        if _u16(head, 6) != RATE or _u16(head, 8) != CLIPS:
+            raise VoiceError(
+                "%s: %d Hz, %d clips; this firmware reads %d Hz, %d clips"
+                % (self.path, _u16(head, 6), _u16(head, 8), RATE, CLIPS)
+            )
+        size = _u32(head, 12)
+        mv = memoryview(self.buf)
+        got = 0
+        crc = 0
+        while True:
+            k = f.readinto(self.buf)
+            if not k:
+                break
+            crc = crc32(mv[:k], crc)
+            got += k
+        if got != size:
+            raise VoiceError("%s: torn: %d of %d bytes (copy it again)" % (self.path, got, size))
+        if crc & 0xFFFFFFFF != _u32(head, 16):
+            raise VoiceError("%s: corrupt (bad CRC; copy it again)" % self.path)
+        f.seek(HEADER)
+        ix = self.index  # array('I'): little-endian u32 on the RP2040 and on a PC
+        f.readinto(ix)
+        end = HEADER + size
+        i = 0
+        while i < CLIPS:
+            off = ix[2 * i]
+            if off < HEADER + 8 * CLIPS or off + (ix[2 * i + 1] + 1) // 2 > end:
+                raise VoiceError("%s: clip %d lies outside the file" % (self.path, i))
+            i += 1
+        return LANGS.index(lang)
+
+    def close(self):
+        """Close the file; the voice is silent after."""
+        self.f.close()
+        self.n = self.k = self.left = self.gap = 0
+
+    def length(self, clip):
+        """The samples of clip ``clip``."""
+        return self.index[2 * clip + 1]
+
+    def start(self, clip):
+        """Read clip ``clip`` from its start (``read`` then gives its samples)."""
+        self.pos = self.index[2 * clip]
+        self.left = self.index[2 * clip + 1]
+        self.state[0] = 32768
+        self.state[1] = 0
+
+    def say(self, cue):
+        """Start ``cue``'s phrase in this file's language; False if the cue has none (its
+        beeps alone). Allocates nothing."""
+        self.n = phrase(cue, self.lang, self.ids)
+        self.k = 0
+        self.gap = 0
+        if self.n == 0:
+            self.left = 0
+            return False
+        self.start(self.ids[0])
+        return True
+
+    @micropython.native
+    def read(self, pcm):
+        """Decode the phrase's next block into ``pcm`` (``array('H')`` of at least
+        ``PCM_SAMPLES``); the samples written, 0 when the phrase is done. Crosses from clip
+        to clip on its own, ``GAP`` samples of silence between (a block holds one clip's
+        samples, or silence). Allocates nothing."""
+        while self.left == 0:
+            if self.gap > 0:
+                k = self.gap if self.gap < self.most else self.most
+                mid = 32768 >> self.shift
+                i = 0
+                while i < k:
+                    pcm[i] = mid
+                    i += 1
+                self.gap -= k
+                return k
+            self.k += 1
+            if self.k >= self.n:
+                self.n = 0
+                return 0
+            self.start(self.ids[self.k])
+        f = self.f
+        f.seek(self.pos)
+        got = f.readinto(self.buf)  # the whole buffer: the bytes past the clip are not decoded
+        want = (self.left + 1) >> 1
+        if got < want:
+            want = got
+        if want <= 0:  # the file ends early (it was checked: it changed since)
+            self.left = 0
+            self.n = 0
+            return 0
+        self.decoder(self.buf, want, pcm, self.state, self.shift)
+        self.pos += want
+        samples = want << 1
+        if samples > self.left:
+            samples = self.left
+        self.left -= samples
+        if self.left == 0 and self.k + 1 < self.n:
+            self.gap = GAP
+        return samples
+
+    def samples(self, cue):
+        """How many samples ``cue``'s phrase lasts, the gaps included (0: it has none)."""
+        n = phrase(cue, self.lang, self.ids)
+        total = 0
+        i = 0
+        while i < n:
+            total += self.index[2 * self.ids[i] + 1] + (GAP if i else 0)
+            i += 1
+        self.n = 0  # ``ids`` was the phrase being said: it is cut
+        self.left = self.gap = 0
+        return total
+
+
+def load(path, shift=8):
+    """``(Voice, "")`` for the file at ``path``, or ``(None, why)`` when it cannot be used:
+    the board then goes on with its beeps alone."""
+    try:
+        return Voice(path, shift), ""
+    except VoiceError as e:
+        return None, str(e)
