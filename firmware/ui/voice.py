@@ -24,8 +24,9 @@ The file, all little-endian (``HEADER`` bytes of header, then the body):
    16  CRC-32 of the body, u32 (the same as ``binascii.crc32``/``zlib.crc32``)
    20  the index, one entry per clip id: [offset u32, from the file's start][samples u32]
        then the clips: 4-bit IMA ADPCM (4,000 bytes a second at 8 kHz), two samples a byte,
-       the first in the low nibble; each clip decoded from predictor 0 and step index 0
-       (clips start in silence). Entries may share bytes (two ids, one recording).
+       the first in the low nibble, a step's difference ((2 * magnitude + 1) * step) >> 3
+       (``decode``); each clip decoded from predictor 0 and step index 0 (clips start in
+       silence). Entries may share bytes (two ids, one recording).
 
 A missing, torn or corrupt file raises ``VoiceError`` saying which and why (``load`` turns it
 into ``None`` and the message); the clock's beeps never depend on the voice.
@@ -45,32 +46,35 @@ RATE = const(8000)
 BLOCK = const(256)  # ADPCM bytes read at a time: 512 samples, 64 ms at 8 kHz
 MAX_CLIPS = const(4)  # room for the longest phrase: 还剩 两 分钟, "two minutes left"
 GAP = const(240)  # silence between the clips of a phrase: 30 ms, made by ``read``, not stored
+# (at most a block of PCM: ``read`` gives it in one)
 
 # The languages, as ``Voice.lang`` and ``phrase`` name them (the header's 2 bytes).
 ZH = const(0)
 EN = const(1)
 LANGS = (b"zh", b"en")
 
-# Clip ids, the same in every language's file. The numbers one … ten are 0 … 9 (id n - 1).
-TEN = const(9)
-TWO_MEASURE = const(10)  # 两 (zh), before a measure word; "two" again in English
-S30 = const(11)  # 三十, 四十, 五十, 五十五, 五十八: the marks, as cues._MARKS
-S40 = const(12)
-S50 = const(13)
-S55 = const(14)
-S58 = const(15)
-SECONDS = const(16)  # 秒
-LEFT = const(17)  # 还剩 / "left"
-MINUTE = const(18)  # 分钟 / "minute"
-MINUTES = const(19)  # 分钟 again / "minutes"
-PERIOD = const(20)  # 次 / "period"
-PERIODS = const(21)  # 次 again / "periods"
-TIME_UP = const(22)  # 超时判负 / "time is up, the game is lost"
+# Clip ids, the same in every language's file (host_tools/board/voicefile.py's WORDS holds
+# their words in this order). The numbers one … ten are 0 … 9 (id n - 1). Private: a const
+# the module does not export costs no flash (what else needs an id finds it by its words).
+_TEN = const(9)
+_TWO_MEASURE = const(10)  # 两 (zh), before a measure word; "two" again in English
+_S30 = const(11)  # 三十, 四十, 五十, 五十五, 五十八: the marks, as cues._MARKS
+_S40 = const(12)
+_S50 = const(13)
+_S55 = const(14)
+_S58 = const(15)
+_SECONDS = const(16)  # 秒
+_LEFT = const(17)  # 还剩 / "left"
+_MINUTE = const(18)  # 分钟 / "minute"
+_MINUTES = const(19)  # 分钟 again / "minutes"
+_PERIOD = const(20)  # 次 / "period"
+_PERIODS = const(21)  # 次 again / "periods"
+_TIME_UP = const(22)  # 超时判负 / "time is up, the game is lost"
 CLIPS = const(23)
 
 # The minutes or periods left that are spoken: the clips hold numbers up to ten (the presets
 # keep 5 minutes, 5 periods); a count above it is left to the beeps.
-MAX_LEFT = const(10)
+_MAX_LEFT = const(10)
 
 
 class VoiceError(ValueError):
@@ -80,15 +84,15 @@ class VoiceError(ValueError):
 def _mark_clip(n):
     # 30, 40, 50, 55, 58 s to their clips; -1 for a second no clip says.
     if n == 30:
-        return S30
+        return _S30
     if n == 40:
-        return S40
+        return _S40
     if n == 50:
-        return S50
+        return _S50
     if n == 55:
-        return S55
+        return _S55
     if n == 58:
-        return S58
+        return _S58
     return -1
 
 
@@ -103,7 +107,7 @@ def phrase(cue, lang, out):
         if c < 0:
             return 0
         out[0] = c
-        out[1] = SECONDS
+        out[1] = _SECONDS
         return 2
     if k == cues.COUNT:
         if not 1 <= n <= 10:
@@ -111,27 +115,27 @@ def phrase(cue, lang, out):
         out[0] = n - 1
         return 1
     if k == cues.TIMEOUT:
-        out[0] = TEN
-        out[1] = TIME_UP
+        out[0] = _TEN
+        out[1] = _TIME_UP
         return 2
     if k == cues.FLAG:
-        out[0] = TIME_UP
+        out[0] = _TIME_UP
         return 1
     if k == cues.MINUTE_LEFT or k == cues.PERIOD_LEFT:
-        if not 1 <= n <= MAX_LEFT:
+        if not 1 <= n <= _MAX_LEFT:
             return 0
         minute = k == cues.MINUTE_LEFT
         if lang == ZH:  # 还剩 N 分钟 / 还剩 N 次
-            out[0] = LEFT
-            out[1] = TWO_MEASURE if n == 2 else n - 1
-            out[2] = MINUTE if minute else PERIOD
+            out[0] = _LEFT
+            out[1] = _TWO_MEASURE if n == 2 else n - 1
+            out[2] = _MINUTE if minute else _PERIOD
             return 3
         out[0] = n - 1  # N minute(s) / period(s) left
         if n == 1:
-            out[1] = MINUTE if minute else PERIOD
+            out[1] = _MINUTE if minute else _PERIOD
         else:
-            out[1] = MINUTES if minute else PERIODS
-        out[2] = LEFT
+            out[1] = _MINUTES if minute else _PERIODS
+        out[2] = _LEFT
         return 3
     return 0
 
@@ -163,107 +167,62 @@ except NameError:
     ptr32 = ptr8
 
 
-@micropython.native  # as bytecode its frame (14 locals) would be borrowed from the heap
-def decode_native(src, n, dst, state, shift):
-    """Decode ``n`` bytes of ``src`` (IMA ADPCM, low nibble first) into ``2 * n`` samples of
-    ``dst`` (``array('H')``), each the signed 16-bit sample + 32768 shifted right by ``shift``
-    (8: unsigned 8-bit values, 0 … 255; 0: unsigned 16-bit). ``state`` (``array('i', 2)``)
-    carries the predictor + 32768 and the step index from block to block. Python on Python's
-    integers (on CPython, plain Python); ``decode`` is its viper twin, the board's (the tests
-    compare them; bench/bench_voice.py times them). Allocates nothing."""
-    pred = state[0] - 32768
-    idx = state[1]
-    i = 0
-    o = 0
-    while i < n:
-        b = src[i]
-        h = 0
-        while h < 2:
-            code = (b >> 4) if h else (b & 15)
-            step = STEPS[idx]
-            diff = step >> 3
-            if code & 4:
-                diff += step
-            if code & 2:
-                diff += step >> 1
-            if code & 1:
-                diff += step >> 2
-            if code & 8:
-                pred -= diff
-                if pred < -32768:
-                    pred = -32768
-            else:
-                pred += diff
-                if pred > 32767:
-                    pred = 32767
-            if code & 4:
-                idx += ((code & 3) + 1) << 1  # 2, 4, 6, 8
-                if idx > 88:
-                    idx = 88
-            elif idx > 0:
-                idx -= 1
-            dst[o] = (pred + 32768) >> shift
-            o += 1
-            h += 1
-        i += 1
-    state[0] = pred + 32768
-    state[1] = idx
-
-
-# Viper: the same loop on machine words. The predictor crosses calls as pred + 32768 so that
-# the state array holds no negative number (viper reads array('i') through ptr32 as unsigned
-# on a 64-bit PC). Its speed against decode_native: bench/bench_voice.py.
+# Viper: measured on the unix port against the same loop as bytecode, bench/bench_voice.py. The
+# plain-Python twin (the reference the tests hold it to) is host_tools/board/voicefile.py's
+# ``decode``: the board carries only this one. The predictor is kept as sample + 32768 (0 …
+# 65535), in the loop and in the state: no negative number (viper reads array('i') through
+# ptr32 as unsigned on a 64-bit PC) and no offset to add per sample.
 @micropython.viper
-def decode(src, n: int, dst, state, shift: int):
-    """As ``decode_native`` (the same arguments, the same samples), as viper. Allocates nothing."""
+def decode(src, n: int, dst, state):
+    """Decode ``n`` bytes of ``src`` (IMA ADPCM, low nibble first) into ``2 * n`` samples of
+    ``dst`` (``array('H')``): each the signed 16-bit sample + 32768, shifted right by
+    ``state[2]`` (8: unsigned 8-bit values, 0 … 255; 0: unsigned 16-bit). ``state``
+    (``array('i', 3)``) carries the predictor + 32768 and the step index from block to
+    block. A step's difference is ((2 * magnitude + 1) * step) >> 3, the same as the encoder's
+    (``host_tools/board/voicefile.py``). Allocates nothing."""
     s = ptr8(src)
     d = ptr16(dst)
     st = ptr32(state)
     steps = ptr16(STEPS)
-    pred = int(st[0]) - 32768
+    pred = int(st[0])
     idx = int(st[1])
-    i = 0
+    shift = int(st[2])
     o = 0
-    while i < n:
-        b = int(s[i])
-        h = 0
-        while h < 2:
-            code = (b >> 4) if h else (b & 15)
-            step = int(steps[idx])
-            diff = step >> 3
-            if code & 4:
-                diff += step
-            if code & 2:
-                diff += step >> 1
-            if code & 1:
-                diff += step >> 2
-            if code & 8:
-                pred -= diff
-                if pred < -32768:
-                    pred = -32768
-            else:
-                pred += diff
-                if pred > 32767:
-                    pred = 32767
-            if code & 4:
-                idx += ((code & 3) + 1) << 1
-                if idx > 88:
-                    idx = 88
-            elif idx > 0:
-                idx -= 1
-            d[o] = (pred + 32768) >> shift
-            o += 1
-            h += 1
-        i += 1
-    st[0] = pred + 32768
+    end = n << 1
+    while o < end:
+        code = (int(s[o >> 1]) >> ((o & 1) << 2)) & 15
+        diff = ((((code & 7) << 1) + 1) * int(steps[idx])) >> 3
+        if code & 8:
+            pred -= diff
+            if pred < 0:
+                pred = 0
+        else:
+            pred += diff
+            if pred > 65535:
+                pred = 65535
+        if code & 4:
+            idx += ((code & 3) + 1) << 1  # 2, 4, 6, 8
+            if idx > 88:
+                idx = 88
+        elif idx > 0:
+            idx -= 1
+        d[o] = pred >> shift
+        o += 1
+    st[0] = pred
     st[1] = idx
 
 
+@micropython.viper
+def _fill(dst, n: int, v: int):
+    # n samples of silence (v) into dst.
+    d = ptr16(dst)
+    i = 0
+    while i < n:
+        d[i] = v
+        i += 1
+
+
 # ---- the file -------------------------------------------------------------------------------
-
-
-def _u16(b, p):
-    return b[p] | b[p + 1] << 8
 
 
 def _u32(b, p):
@@ -274,19 +233,19 @@ class Voice:
     """One language's voice file, open: ``say(cue)`` then ``read(pcm)`` until it answers 0.
 
     ``path``: the file (/voice/zh.bin). ``shift``: as ``decode`` (8: PCM values 0 … 255).
-    ``decoder``: ``decode`` (viper) or ``decode_native``. Raises ``VoiceError`` if the file is
-    missing, torn, corrupt or not a voice file. The buffers are made here, once: ``buf`` the
-    ADPCM block, ``PCM_SAMPLES`` samples for the caller's ``array('H')``.
+    ``decoder``: ``decode`` (the board's) or another with its arguments (the tests give the
+    plain-Python reference). Raises ``VoiceError`` if the file is missing, torn, corrupt or
+    not a voice file. The buffers are made here, once: ``buf`` the ADPCM block; the caller's
+    ``pcm`` holds ``PCM_SAMPLES``.
     """
 
     PCM_SAMPLES = 2 * BLOCK
 
-    def __init__(self, path, shift=8, decoder=None, block=BLOCK):
+    def __init__(self, path, shift=8, decoder=None):
         self.path = path
-        self.shift = shift
         self.decoder = decoder or decode
-        self.buf = bytearray(block)
-        self.state = array("i", (32768, 0))
+        self.buf = bytearray(BLOCK)
+        self.state = array("i", (32768, 0, shift))
         self.index = array("I", bytes(8 * CLIPS))
         self.ids = bytearray(MAX_CLIPS)
         self.n = 0  # clips in the phrase being said
@@ -294,11 +253,10 @@ class Voice:
         self.pos = 0  # its next byte in the file
         self.left = 0  # its samples not yet read
         self.gap = 0  # samples of silence to give before the next clip
-        self.most = 2 * block  # samples ``read`` gives at most
         try:
             self.f = open(path, "rb")
         except OSError:
-            raise VoiceError("voice file missing: %s" % path)
+            raise VoiceError("voice file missing: " + path)
         try:
             self.lang = self._check()
         except BaseException:
@@ -309,16 +267,11 @@ class Voice:
         # The header, the body's length (a torn copy) and its CRC, then the index.
         f = self.f
         head = f.read(HEADER)
-        if len(head) < HEADER or head[:4] != MAGIC:
-            raise VoiceError("not a voice file: %s" % self.path)
-        lang = head[4:6]
-        if lang not in LANGS:
-            raise VoiceError("%s: unknown language %r" % (self.path, lang))
-        if _u16(head, 6) != RATE or _u16(head, 8) != CLIPS:
-            raise VoiceError(
-                "%s: %d Hz, %d clips; this firmware reads %d Hz, %d clips"
-                % (self.path, _u16(head, 6), _u16(head, 8), RATE, CLIPS)
-            )
+        p = self.path
+        if len(head) < HEADER or head[:4] != MAGIC or head[4:6] not in LANGS:
+            raise VoiceError("not a voice file: " + p)
+        if head[6:10] != bytes((RATE & 255, RATE >> 8, CLIPS, 0)):
+            raise VoiceError("%s: not this firmware's (%d Hz, %d clips)" % (p, RATE, CLIPS))
         size = _u32(head, 12)
         mv = memoryview(self.buf)
         got = 0
@@ -330,25 +283,24 @@ class Voice:
             crc = crc32(mv[:k], crc)
             got += k
         if got != size:
-            raise VoiceError("%s: torn: %d of %d bytes (copy it again)" % (self.path, got, size))
+            raise VoiceError("%s: torn: %d of %d bytes (copy it again)" % (p, got, size))
         if crc & 0xFFFFFFFF != _u32(head, 16):
-            raise VoiceError("%s: corrupt (bad CRC; copy it again)" % self.path)
+            raise VoiceError("%s: corrupt (bad CRC; copy it again)" % p)
         f.seek(HEADER)
         ix = self.index  # array('I'): little-endian u32 on the RP2040 and on a PC
         f.readinto(ix)
-        end = HEADER + size
-        i = 0
-        while i < CLIPS:
-            off = ix[2 * i]
-            if off < HEADER + 8 * CLIPS or off + (ix[2 * i + 1] + 1) // 2 > end:
-                raise VoiceError("%s: clip %d lies outside the file" % (self.path, i))
-            i += 1
-        return LANGS.index(lang)
+        for i in range(CLIPS):
+            if (
+                ix[2 * i] < HEADER + 8 * CLIPS
+                or ix[2 * i] + (ix[2 * i + 1] + 1) // 2 > HEADER + size
+            ):
+                raise VoiceError("%s: clip %d lies outside the file" % (p, i))
+        return LANGS.index(head[4:6])
 
     def close(self):
         """Close the file; the voice is silent after."""
         self.f.close()
-        self.n = self.k = self.left = self.gap = 0
+        self.n = self.left = self.gap = 0
 
     def length(self, clip):
         """The samples of clip ``clip``."""
@@ -362,68 +314,53 @@ class Voice:
         self.state[1] = 0
 
     def say(self, cue):
-        """Start ``cue``'s phrase in this file's language; False if the cue has none (its
-        beeps alone). Allocates nothing."""
+        """Start ``cue``'s phrase in this file's language (any phrase being read is cut);
+        False if the cue has none (its beeps alone). Allocates nothing."""
         self.n = phrase(cue, self.lang, self.ids)
         self.k = 0
         self.gap = 0
-        if self.n == 0:
-            self.left = 0
-            return False
-        self.start(self.ids[0])
-        return True
+        self.left = 0
+        if self.n:
+            self.start(self.ids[0])
+        return self.n > 0
 
-    @micropython.native
     def read(self, pcm):
         """Decode the phrase's next block into ``pcm`` (``array('H')`` of at least
         ``PCM_SAMPLES``); the samples written, 0 when the phrase is done. Crosses from clip
         to clip on its own, ``GAP`` samples of silence between (a block holds one clip's
-        samples, or silence). Allocates nothing."""
+        samples, or silence). Allocates nothing (few locals: its frame stays on the stack)."""
         while self.left == 0:
-            if self.gap > 0:
-                k = self.gap if self.gap < self.most else self.most
-                mid = 32768 >> self.shift
-                i = 0
-                while i < k:
-                    pcm[i] = mid
-                    i += 1
-                self.gap -= k
-                return k
+            if self.gap:
+                n = self.gap
+                _fill(pcm, n, 32768 >> self.state[2])
+                self.gap = 0
+                return n
             self.k += 1
             if self.k >= self.n:
                 self.n = 0
                 return 0
             self.start(self.ids[self.k])
-        f = self.f
-        f.seek(self.pos)
-        got = f.readinto(self.buf)  # the whole buffer: the bytes past the clip are not decoded
-        want = (self.left + 1) >> 1
-        if got < want:
-            want = got
-        if want <= 0:  # the file ends early (it was checked: it changed since)
-            self.left = 0
-            self.n = 0
+        self.f.seek(self.pos)
+        n = min(self.f.readinto(self.buf), (self.left + 1) >> 1)  # the bytes of this clip
+        if n <= 0:  # the file ends early (it was checked: it changed since)
+            self.n = self.left = 0
             return 0
-        self.decoder(self.buf, want, pcm, self.state, self.shift)
-        self.pos += want
-        samples = want << 1
-        if samples > self.left:
-            samples = self.left
-        self.left -= samples
+        self.decoder(self.buf, n, pcm, self.state)
+        self.pos += n
+        n = min(n << 1, self.left)
+        self.left -= n
         if self.left == 0 and self.k + 1 < self.n:
             self.gap = GAP
-        return samples
+        return n
 
     def samples(self, cue):
-        """How many samples ``cue``'s phrase lasts, the gaps included (0: it has none)."""
+        """How many samples ``cue``'s phrase lasts, the gaps included (0: it has none). It
+        cuts a phrase being read (``ids`` is shared)."""
         n = phrase(cue, self.lang, self.ids)
         total = 0
-        i = 0
-        while i < n:
+        for i in range(n):
             total += self.index[2 * self.ids[i] + 1] + (GAP if i else 0)
-            i += 1
-        self.n = 0  # ``ids`` was the phrase being said: it is cut
-        self.left = self.gap = 0
+        self.n = self.left = self.gap = 0
         return total
 
 

@@ -2,7 +2,7 @@
 
 Start reading at ``pack`` (a language's clips, as 16-bit samples at 8 kHz, into the bytes of
 /voice/zh.bin or /voice/en.bin: the format is stated in ``firmware/ui/voice.py``, which reads
-it), then ``encode``. ``WORDS`` says what each clip id says, for the builder
+it), then ``encode`` and ``decode`` (the plain-Python reference of the board's viper decoder). ``WORDS`` says what each clip id says, for the builder
 (``host_tools/board/voice.py``: espeak-ng) and for the tests that print a phrase.
 
 Plain Python with nothing CPython-only, so the tests build small files on the MicroPython unix
@@ -68,6 +68,11 @@ WORDS = {
 }
 
 
+def clip_id(words, lang="en"):
+    """The clip id that says ``words`` in ``lang`` (the first, where two say the same)."""
+    return [w for _, w in WORDS[lang]].index(words)
+
+
 def said(lang, ids, n=None):
     """The words of clips ``ids[:n]`` in ``lang`` ("zh", "en"), joined as they are heard."""
     n = len(ids) if n is None else n
@@ -75,46 +80,54 @@ def said(lang, ids, n=None):
     return sep.join(WORDS[lang][ids[i]][1] for i in range(n))
 
 
+def _step(pred, idx, code):
+    # One nibble decoded, as the board's viper ``decode``: (predictor + 32768, step index).
+    step = V.STEPS[idx]
+    d = (((code & 7) * 2 + 1) * step) >> 3
+    pred = max(0, pred - d) if code & 8 else min(65535, pred + d)
+    idx = min(88, idx + (((code & 3) + 1) << 1)) if code & 4 else max(0, idx - 1)
+    return pred, idx
+
+
 def encode(samples):
     """IMA ADPCM of ``samples`` (signed 16-bit ints), from predictor 0 and step index 0, two
     samples a byte, the first in the low nibble: ``(bytes, decoded)``, where ``decoded`` is
-    what the decoder will give back (sample + 32768, as ``firmware.ui.voice.decode`` with
-    shift 0), tracked as the encoder goes."""
-    steps = V.STEPS
-    pred = 0
+    what the decoder will give back (sample + 32768, as ``decode`` with shift 0), tracked as
+    the encoder goes: each sample is coded against what the decoder will have."""
+    pred = 32768
     idx = 0
     out = bytearray((len(samples) + 1) // 2)
     back = []
     for i in range(len(samples)):
-        s = samples[i]
-        step = steps[idx]
-        diff = s - pred
+        diff = samples[i] + 32768 - pred
         code = 0
         if diff < 0:
             code = 8
             diff = -diff
-        if diff >= step:
-            code |= 4
-            diff -= step
-        if diff >= step >> 1:
-            code |= 2
-            diff -= step >> 1
-        if diff >= step >> 2:
-            code |= 1
-        # The decoder's own arithmetic, so that the next sample is coded against what it
-        # will have.
-        d = step >> 3
-        if code & 4:
-            d += step
-        if code & 2:
-            d += step >> 1
-        if code & 1:
-            d += step >> 2
-        pred = max(-32768, pred - d) if code & 8 else min(32767, pred + d)
-        idx = min(88, idx + (((code & 3) + 1) << 1)) if code & 4 else max(0, idx - 1)
-        back.append(pred + 32768)
+        code |= min(7, (diff << 2) // V.STEPS[idx])  # the magnitude nearest below
+        pred, idx = _step(pred, idx, code)
+        back.append(pred)
         out[i >> 1] |= code << 4 if i & 1 else code
     return bytes(out), back
+
+
+def decode(src, n, dst, state):
+    """The plain-Python decoder: ``firmware.ui.voice.decode``'s arguments and samples (the
+    board's is viper; the tests hold it to this one on both runtimes). ``n`` bytes of ``src``
+    into ``2 * n`` samples of ``dst``, each sample + 32768 shifted right by ``state[2]``;
+    ``state`` carries the predictor + 32768 and the step index."""
+    pred = state[0]
+    idx = state[1]
+    shift = state[2]
+    o = 0
+    for i in range(n):
+        b = src[i]
+        for code in (b & 15, b >> 4):
+            pred, idx = _step(pred, idx, code)
+            dst[o] = pred >> shift
+            o += 1
+    state[0] = pred
+    state[1] = idx
 
 
 def pack(lang, clips, rate=V.RATE):
