@@ -8,10 +8,11 @@ words with espeak-ng: ``make voice``) and put on the board's filesystem as /voic
 /voice/en.bin. Playing the PCM (PWM fed by DMA) is not here: ``read`` is what that task calls.
 
 A phrase is a few small clips joined (numbers, 秒, 还剩, 分钟, 次, 超时判负; their English):
-every announcement of 000 第十二条 and 003 第12条 from 23 clips, where one recording per
-announcement would take ~40 (each minute or period count twice over). Each clip keeps a short
-silence at its end, so the joins sound like the pauses between words. Chinese says 两 (not 二)
-before a measure word: "还剩两分钟", but "二" when counting.
+the 36 announcements of 000 第十二条 and 003 第12条 (up to ten minutes or periods left) from 23
+clips, 38 KB a language, where whole recordings would take 143 KB (Mandarin), 116 KB
+(English). ``read`` puts ``GAP`` of silence between clips, like the pause between words
+(stored, it would cost bytes). Chinese says 两 (not 二) before a measure word: "还剩两分钟",
+but "二" when counting.
 
 The file, all little-endian (``HEADER`` bytes of header, then the body):
 
