@@ -330,3 +330,37 @@ def test_a_missing_torn_or_corrupt_file_is_refused_saying_why():
         _refused(path, "not a voice file")
     finally:
         _remove(path)
+
+
+def test_the_virtual_speaker_lays_phrases_on_the_boards_time():
+    # Two phrases read by the voice, given to the virtual board's speaker at their cues'
+    # times (8 samples a ms): each at its time, silence between; a third that begins before
+    # the second ends cuts it.
+    from firmware.hal.virtual import Speaker
+
+    path = _file("zh")
+    try:
+        v = V.Voice(path, 8)
+        pcm = array("H", bytes(2 * v.PCM_SAMPLES))
+        sp = Speaker(V.RATE)
+        said = []
+        for at, cue in (
+            (1000, cues.COUNT << 8 | 1),
+            (2000, cues.COUNT << 8 | 2),
+            (2010, cues.FLAG << 8),
+        ):
+            v.say(cue)
+            sp.start(at)
+            got = _read_all(v, pcm)
+            sp.play(array("H", got), len(got))
+            said.append(got)
+        start, track = sp.timeline(0, 3000)
+        assert start == 0 and len(track) == 3 * V.RATE
+        want = bytearray(bytes((128,)) * (3 * V.RATE))
+        want[8000 : 8000 + len(said[0])] = bytes(said[0])
+        want[16000:16080] = bytes(said[1][:80])  # cut 10 ms in by the third
+        want[16080 : 16080 + len(said[2])] = bytes(said[2])
+        assert track == want
+        v.close()
+    finally:
+        _remove(path)

@@ -163,6 +163,19 @@ def write_wav(path, samples, rate=V.RATE):
         w.writeframes(b"".join(int(s).to_bytes(2, "little", signed=True) for s in samples))
 
 
+def write_speaker_wav(speaker, path, start=None, end=None):
+    """What the virtual board's speaker (``firmware/hal/virtual.py``'s ``Speaker``) played,
+    from board time ``start`` to ``end`` (ms; default: its first and last sound), as an 8-bit
+    WAV at its rate (WAV's 8-bit samples are unsigned, as the speaker's). Returns the start."""
+    at, track = speaker.timeline(start, end)
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(1)
+        w.setframerate(speaker.rate)
+        w.writeframes(bytes(track))
+    return at
+
+
 def main(argv=None):
     """``make voice``'s entry: exit 0 with the files written, 1 if they cannot be made here."""
     ap = argparse.ArgumentParser(prog="python -m host_tools.board.voice", description=__doc__)
