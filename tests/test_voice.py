@@ -220,6 +220,14 @@ def test_the_decoders_give_back_what_the_encoder_promised():
         _remove(path)
 
 
+def test_the_boards_step_table_is_ima_adpcms():
+    assert tuple(V.STEPS) == VF.STEPS and len(VF.STEPS) == 89
+    # The standard table: each step ~1.1 times the one before, from 7 to 32767.
+    assert VF.STEPS[0] == 7 and VF.STEPS[-1] == 32767
+    for a, b in zip(VF.STEPS, VF.STEPS[1:]):
+        assert a < b <= a * 11 // 10 + 2
+
+
 def test_the_viper_and_plain_decoders_agree_block_by_block():
     src = bytes((i * 73 + (i >> 3) * 11) & 0xFF for i in range(512))
     for shift in (0, 4, 8):

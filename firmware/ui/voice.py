@@ -82,21 +82,6 @@ class VoiceError(ValueError):
     """A voice file that cannot be used: missing, torn, corrupt, or not a voice file."""
 
 
-def _mark_clip(n):
-    # 30, 40, 50, 55, 58 s to their clips; -1 for a second no clip says.
-    if n == 30:
-        return _S30
-    if n == 40:
-        return _S40
-    if n == 50:
-        return _S50
-    if n == 55:
-        return _S55
-    if n == 58:
-        return _S58
-    return -1
-
-
 def phrase(cue, lang, out):
     """The clip ids of ``cue``'s phrase in ``lang`` (``ZH``, ``EN``) into ``out`` (a bytearray
     of at least ``MAX_CLIPS``); returns how many, 0 when the cue has no phrase (its beeps
@@ -104,10 +89,12 @@ def phrase(cue, lang, out):
     k = cue >> 8
     n = cue & 0xFF
     if k == cues.MARK or k == cues.MARK_LATE:
-        c = _mark_clip(n)
-        if c < 0:
+        if n == 55 or n == 58:
+            out[0] = _S55 + (n - 55) // 3
+        elif n == 30 or n == 40 or n == 50:
+            out[0] = _S30 + (n - 30) // 10
+        else:
             return 0
-        out[0] = c
         out[1] = _SECONDS
         return 2
     if k == cues.COUNT:
@@ -143,18 +130,21 @@ def phrase(cue, lang, out):
 
 # ---- IMA ADPCM ------------------------------------------------------------------------------
 
-# The IMA ADPCM step sizes (the standard table, 89 steps).
+# The IMA ADPCM step sizes, the standard table of 89 (7, 8, 9, 10, 11 ... 29794, 32767), as
+# little-endian u16 bytes: a tuple of ints would cost 284 bytes more of the image's flash.
+# host_tools/board/voicefile.py's STEPS is the table in numbers; a test holds them equal.
 STEPS = array(
     "H",
-    (
-        7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 19, 21, 23, 25, 28, 31, 34, 37, 41, 45, 50, 55,
-        60, 66, 73, 80, 88, 97, 107, 118, 130, 143, 157, 173, 190, 209, 230, 253, 279, 307,
-        337, 371, 408, 449, 494, 544, 598, 658, 724, 796, 876, 963, 1060, 1166, 1282, 1411,
-        1552, 1707, 1878, 2066, 2272, 2499, 2749, 3024, 3327, 3660, 4026, 4428, 4871, 5358,
-        5894, 6484, 7132, 7845, 8630, 9493, 10442, 11487, 12635, 13899, 15289, 16818, 18500,
-        20350, 22385, 24623, 27086, 29794, 32767,
-    ),
-)  # fmt: skip
+    b"\x07\x00\x08\x00\x09\x00\x0a\x00\x0b\x00\x0c\x00\x0d\x00\x0e\x00\x10\x00\x11\x00\x13\x00"
+    b"\x15\x00\x17\x00\x19\x00\x1c\x00\x1f\x00\x22\x00\x25\x00\x29\x00\x2d\x00\x32\x00\x37\x00"
+    b"\x3c\x00\x42\x00\x49\x00\x50\x00\x58\x00\x61\x00\x6b\x00\x76\x00\x82\x00\x8f\x00\x9d\x00"
+    b"\xad\x00\xbe\x00\xd1\x00\xe6\x00\xfd\x00\x17\x01\x33\x01\x51\x01\x73\x01\x98\x01\xc1\x01"
+    b"\xee\x01\x20\x02\x56\x02\x92\x02\xd4\x02\x1c\x03\x6c\x03\xc3\x03\x24\x04\x8e\x04\x02\x05"
+    b"\x83\x05\x10\x06\xab\x06\x56\x07\x12\x08\xe0\x08\xc3\x09\xbd\x0a\xd0\x0b\xff\x0c\x4c\x0e"
+    b"\xba\x0f\x4c\x11\x07\x13\xee\x14\x06\x17\x54\x19\xdc\x1b\xa5\x1e\xb6\x21\x15\x25\xca\x28"
+    b"\xdf\x2c\x5b\x31\x4b\x36\xb9\x3b\xb2\x41\x44\x48\x7e\x4f\x71\x57\x2f\x60\xce\x69\x62\x74"
+    b"\xff\x7f",
+)
 
 try:
     ptr8  # viper's pointer casts are built into the MicroPython compiler
@@ -302,10 +292,6 @@ class Voice:
         """Close the file; the voice is silent after."""
         self.f.close()
         self.n = self.left = self.gap = 0
-
-    def length(self, clip):
-        """The samples of clip ``clip``."""
-        return self.index[2 * clip + 1]
 
     def start(self, clip):
         """Read clip ``clip`` from its start (``read`` then gives its samples)."""

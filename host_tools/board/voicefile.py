@@ -6,7 +6,7 @@ it), then ``encode`` and ``decode`` (the plain-Python reference of the board's v
 (``host_tools/board/voice.py``: espeak-ng) and for the tests that print a phrase.
 
 Plain Python with nothing CPython-only, so the tests build small files on the MicroPython unix
-port as well (``tests/test_voice.py``); the step table is the firmware's own.
+port as well (``tests/test_voice.py``).
 """
 
 import struct
@@ -68,6 +68,17 @@ WORDS = {
 }
 
 
+# The IMA ADPCM step sizes (the standard table); the firmware keeps them as bytes (V.STEPS).
+STEPS = (
+    7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 19, 21, 23, 25, 28, 31, 34, 37, 41, 45, 50, 55, 60, 66,
+    73, 80, 88, 97, 107, 118, 130, 143, 157, 173, 190, 209, 230, 253, 279, 307, 337, 371, 408,
+    449, 494, 544, 598, 658, 724, 796, 876, 963, 1060, 1166, 1282, 1411, 1552, 1707, 1878,
+    2066, 2272, 2499, 2749, 3024, 3327, 3660, 4026, 4428, 4871, 5358, 5894, 6484, 7132, 7845,
+    8630, 9493, 10442, 11487, 12635, 13899, 15289, 16818, 18500, 20350, 22385, 24623, 27086,
+    29794, 32767,
+)  # fmt: skip
+
+
 def clip_id(words, lang="en"):
     """The clip id that says ``words`` in ``lang`` (the first, where two say the same)."""
     return [w for _, w in WORDS[lang]].index(words)
@@ -82,7 +93,7 @@ def said(lang, ids, n=None):
 
 def _step(pred, idx, code):
     # One nibble decoded, as the board's viper ``decode``: (predictor + 32768, step index).
-    step = V.STEPS[idx]
+    step = STEPS[idx]
     d = (((code & 7) * 2 + 1) * step) >> 3
     pred = max(0, pred - d) if code & 8 else min(65535, pred + d)
     idx = min(88, idx + (((code & 3) + 1) << 1)) if code & 4 else max(0, idx - 1)
@@ -104,7 +115,7 @@ def encode(samples):
         if diff < 0:
             code = 8
             diff = -diff
-        code |= min(7, (diff << 2) // V.STEPS[idx])  # the magnitude nearest below
+        code |= min(7, (diff << 2) // STEPS[idx])  # the magnitude nearest below
         pred, idx = _step(pred, idx, code)
         back.append(pred)
         out[i >> 1] |= code << 4 if i & 1 else code
