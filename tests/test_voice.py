@@ -50,24 +50,20 @@ _LAST_MINUTE_ZH = [(30, "三十秒"), (40, "四十秒"), (50, "五十秒")] + [
 
 
 def test_the_seeds_chinese_count_is_said_in_its_own_words():
-    # 000 第十二条: 2 kept minutes. The first: 30, 40, 50, 55, 58 s, then 还剩1分钟 at the full
-    # minute; the last: 30, 40, 50 s, 1 … 9 each second, "10，超时判负" at its end.
+    # 000 第十二条: 2 kept minutes. The first: 30, 40, 50, 55, 58 s, then 一分钟 and 还剩1分钟 at
+    # the full minute; the last: 30, 40, 50 s, 1 … 9 each second, "10，超时判负" at its end.
     got = _spoken(C.chinese(10 * 60 * SEC, 2), "zh")
     first = [(30, "三十秒"), (40, "四十秒"), (50, "五十秒"), (55, "五十五秒"), (58, "五十八秒")]
-    want = first + [(60, "还剩一分钟")]
+    want = first + [(60, "一分钟还剩一分钟")]  # the minute called, then what is left
     want += [(60 + s, w) for s, w in _LAST_MINUTE_ZH] + [(120, "十超时判负")]
     assert got == want, got
 
 
 def test_the_national_games_five_kept_minutes_count_down_with_liang():
     # cn-national keeps 5: 还剩4 … 1分钟 at each full minute, 两 (not 二) before 分钟.
-    got = [(s, w) for s, w in _spoken(C.PRESETS["cn-national"], "zh") if w.startswith("还剩")]
-    assert got == [
-        (60, "还剩四分钟"),
-        (120, "还剩三分钟"),
-        (180, "还剩两分钟"),
-        (240, "还剩一分钟"),
-    ]
+    got = [(s, w) for s, w in _spoken(C.PRESETS["cn-national"], "zh") if "还剩" in w]
+    assert [w for _, w in got] == ["一分钟还剩" + n + "分钟" for n in "四三两一"]
+    assert [s for s, _ in got] == [60, 120, 180, 240]
     assert len(_spoken(C.PRESETS["cn-national"], "zh")) == 4 * 6 + 13
 
 
@@ -130,6 +126,8 @@ def test_each_phrase_says_the_words_of_its_cue():
         digits = "".join(ch for ch in zh if "0" <= ch <= "9")
         if digits:
             zh = zh.replace(digits, _hanzi(int(digits), measure))
+        if k == cues.MINUTE_LEFT:
+            zh = "一分钟" + zh  # the rule's call of the full minute, before what is left
         assert VF.said("zh", ids, V.phrase(cue, V.ZH, ids)) == zh, cue
 
 
@@ -141,7 +139,7 @@ def test_phrases_allocate_nothing_and_a_count_beyond_ten_is_left_to_the_beeps():
     def run():
         n[0] = V.phrase(cue, V.ZH, ids)
 
-    assert locked(run) is None and n[0] == 3
+    assert locked(run) is None and n[0] == 5 == V.MAX_CLIPS
     assert V.phrase(cues.PERIOD_LEFT << 8 | 11, V.EN, ids) == 0
     assert V.phrase(cues.MARK << 8 | 20, V.ZH, ids) == 0
     assert V.phrase(0, V.ZH, ids) == 0

@@ -12,7 +12,8 @@ the 36 announcements of 000 第十二条 and 003 第12条 (up to ten minutes or 
 clips, 38 KB a language, where whole recordings would take 143 KB (Mandarin), 116 KB
 (English). ``read`` puts ``GAP`` of silence between clips, like the pause between words
 (stored, it would cost bytes). Chinese says 两 (not 二) before a measure word: "还剩两分钟",
-but "二" when counting.
+but "二" when counting; at a kept minute's end it says the rule's "一分钟" before "还剩N分钟"
+(English: "N minutes left", as ``cues.words``).
 
 The file, all little-endian (``HEADER`` bytes of header, then the body):
 
@@ -45,7 +46,7 @@ HEADER = const(20)
 MAGIC = b"TGV1"
 RATE = const(8000)
 BLOCK = const(256)  # ADPCM bytes read at a time: 512 samples, 64 ms at 8 kHz
-MAX_CLIPS = const(4)  # room for the longest phrase: 还剩 两 分钟, "two minutes left"
+MAX_CLIPS = const(5)  # room for the longest phrase: 一 分钟 还剩 两 分钟
 GAP = const(240)  # silence between the clips of a phrase: 30 ms, made by ``read``, not stored
 # (at most a block of PCM: ``read`` gives it in one)
 
@@ -113,11 +114,16 @@ def phrase(cue, lang, out):
         if not 1 <= n <= _MAX_LEFT:
             return 0
         minute = k == cues.MINUTE_LEFT
-        if lang == ZH:  # 还剩 N 分钟 / 还剩 N 次
-            out[0] = _LEFT
-            out[1] = _TWO_MEASURE if n == 2 else n - 1
-            out[2] = _MINUTE if minute else _PERIOD
-            return 3
+        if lang == ZH:  # (一分钟) 还剩 N 分钟 / 还剩 N 次
+            i = 0
+            if minute:  # 000 第十二条: "一分钟" at the full minute, then "还剩×分钟"
+                out[0] = 0
+                out[1] = _MINUTE
+                i = 2
+            out[i] = _LEFT
+            out[i + 1] = _TWO_MEASURE if n == 2 else n - 1
+            out[i + 2] = _MINUTE if minute else _PERIOD
+            return i + 3
         out[0] = n - 1  # N minute(s) / period(s) left
         if n == 1:
             out[1] = _MINUTE if minute else _PERIOD
