@@ -5,7 +5,8 @@
 Start reading at ``build``: for each language (``zh``: Mandarin, espeak-ng's cmn-latn-pinyin
 voice; ``en``: English) each clip of ``host_tools/board/voicefile.py``'s ``WORDS`` is spoken
 once (``speak``), its silence trimmed (``trim``), resampled from espeak-ng's 22,050 Hz to
-8 kHz (``resample``, a windowed-sinc low-pass below 3.6 kHz), its peak normalised to -1 dBFS,
+8 kHz (``resample``, a windowed-sinc low-pass below 3.6 kHz), faded in and out over 5 ms
+(``fade``: no click where it was cut), its peak normalised to -1 dBFS,
 then the clips packed into OUT/zh.bin and OUT/en.bin (the format: ``firmware/ui/voice.py``).
 It prints the bytes of each. ``--wav`` also writes each clip as OUT/wav/LANG/NN.wav to listen to.
 Those files go to the board's /voice/ folder.
@@ -109,6 +110,18 @@ def resample(samples, src, dst=V.RATE, cutoff=3600, half=24):
     return out
 
 
+def fade(samples, rate=V.RATE, ms=5):
+    """``samples`` faded in and out over ``ms`` at each end, so a clip cut out of its silence
+    starts and stops without a click."""
+    n = min(len(samples) // 2, rate * ms // 1000)
+    out = list(samples)
+    for i in range(n):
+        g = i / n
+        out[i] = out[i] * g
+        out[-1 - i] = out[-1 - i] * g
+    return out
+
+
 def normalise(samples, peak=PEAK):
     """Scaled so the loudest sample is ``peak`` of full scale: signed 16-bit ints."""
     top = max((abs(s) for s in samples), default=0)
@@ -121,7 +134,7 @@ def normalise(samples, peak=PEAK):
 def clip(text, voice, speed=175):
     """One clip: ``text`` spoken, trimmed, at 8 kHz, normalised (signed 16-bit ints)."""
     samples, rate = speak(text, voice, speed)
-    return normalise(resample(trim(samples, rate), rate))
+    return normalise(fade(resample(trim(samples, rate), rate)))
 
 
 def build(out_dir, langs=("zh", "en"), wav=False, log=print):
