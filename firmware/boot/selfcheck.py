@@ -35,9 +35,6 @@ The checks (``CHECKS``: tag, what it runs):
          and Fischer controls, started 2 s before the wrap
     CRC  store/records.py frame (binascii's crc32, chained) and scan: a journal's CRCs
     HAL  hal/rp2040.py reassemble, when that module is loaded (on the board)
-    AUD  ui/voice.py decode (the voice's IMA ADPCM): a block climbing to the largest step
-         and the top clamp, falling to the bottom one, then mixed codes; six samples and
-         the state carried on
 
 Each check answers a flat tuple of ints. ``tests/test_selfcheck.py`` computes them again, on
 CPython through the plain-Python paths (``firmware/_mpshim.py`` makes viper and native plain
@@ -386,22 +383,6 @@ def hal():
     return tuple(frame)
 
 
-# ---- AUD: the voice's decoder -----------------------------------------------------------------
-
-
-def voice():
-    """AUD: voice.decode on a block that reaches both clamps and the largest step."""
-    from array import array
-
-    from firmware.ui.voice import decode
-
-    src = b"\x77" * 6 + b"\xff" * 6 + b"\x12\x34\x56\x89\xab\xcd\x0e\x70"
-    out = array("H", bytes(2 * 2 * len(src)))
-    st = array("i", (32768, 0, 0))
-    decode(src, len(src), out, st)
-    return (out[9], out[12], out[18], out[27], out[33], out[39], st[0], st[1])
-
-
 # ---- running them ----------------------------------------------------------------------------
 
 # (tag, the kernels, the check)
@@ -413,7 +394,6 @@ CHECKS = (
     ("TIC", "Clock/ticks", clock),
     ("CRC", "records.frame crc32", crc),
     ("HAL", "rp2040.reassemble", hal),
-    ("AUD", "voice.decode", voice),
 )
 
 
@@ -530,7 +510,6 @@ KNOWN = {
     "CRC": (3421780262, 3434999034, 343748746, 1918762989, 967027438, 61, 4, 1, 3),
     "HAL": (1947, 66, 2282, 402, 2617, 737, 1409, 3625, 1745, 3960, 2080, 2752, 872, 3088, 1207,
         3423, 1543, 2215, 335, 2551),
-    "AUD": (57812, 4097, 0, 65535, 10435, 58605, 58605, 88),
 }
 # fmt: on
 
