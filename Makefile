@@ -13,6 +13,8 @@
 #                Tengen image on the emulated RP2040: bench/chip.py), then bench/host_sync.py
 #   make hardware  the board's schematic as code: netlists, ERC, pin-map check, BOM, picture
 #                (hardware/out/; HARDWARE_ARGS=--check only compares)
+#   make voice   the clock's spoken phrases (espeak-ng, IMA ADPCM at 8 kHz) into build/voice/:
+#                zh.bin and en.bin for the board's /voice/ (VOICE_ARGS=--wav: each clip as a WAV)
 #   make chip    the Tengen image (MicroPython v1.28.0, the firmware frozen in) into
 #                build/chip/tengen/, only if `tengen image check` passes it: from the offline
 #                kit ../shared/rp2 (TENGEN_SHARED), or MICROPY_DIR=a v1.28.0 checkout
@@ -56,8 +58,14 @@ CHIP_TOOLS = { command -v arm-none-eabi-gcc >/dev/null && [ -f \
   toolchain is missing and cannot be installed here (not root, or no apt-get): make chip \
   needs gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake"
 
+# espeak-ng, from Debian's apt as root (the package list fetched only if it is not found at
+# first); otherwise make voice says it is missing.
+VOICE_TOOLS = command -v espeak-ng >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get \
+  >/dev/null && { apt-get install -y -qq espeak-ng || { apt-get update -qq && apt-get install \
+  -y -qq espeak-ng; }; } >/dev/null 2>&1; }
+
 .DEFAULT_GOAL := test
-.PHONY: venv test lint format sim gtp hall-demo bench hardware chip clean
+.PHONY: venv test lint format sim gtp hall-demo bench hardware chip voice clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -84,6 +92,9 @@ $(STAMP): pyproject.toml
 	-command -v gnugo >/dev/null || [ -x /usr/games/gnugo ] || { [ "$$(id -u)" = 0 ] && command \
 	  -v apt-get >/dev/null && { apt-get install -y -qq gnugo || { apt-get update -qq && \
 	  apt-get install -y -qq gnugo; }; } >/dev/null 2>&1; }
+	@# espeak-ng (the speech synthesizer `make voice` speaks the clock's phrases with;
+	@# tests/host/board/test_voice_build.py): Debian's apt the same way.
+	-$(VOICE_TOOLS)
 	-$(HARDWARE_TOOLS)
 	@# The ARM toolchain and CMake `make chip` builds the Tengen image with (and the tests that
 	@# build it: they skip without them), from Debian's apt the same way; said when it cannot.
@@ -166,6 +177,13 @@ bench: $(STAMP)
 	echo "== bench/hall_scale.py (CPython: 200 boards through 4 relays to the hall's two pages)"; \
 	$(BIN)/python -m bench.hall_scale || { echo "bench: bench/hall_scale.py failed"; status=1; }; \
 	exit $$status
+
+# The clock's spoken phrases (host_tools/board/voice.py): espeak-ng speaks each clip once, in
+# Mandarin and English, at 8 kHz in IMA ADPCM, into build/voice/zh.bin and en.bin (the board's
+# /voice/); prints the bytes of each. VOICE_ARGS: e.g. --wav (each clip as a WAV to listen to).
+voice: $(STAMP)
+	@-$(VOICE_TOOLS)
+	@$(BIN)/python -m host_tools.board.voice --out build/voice $(VOICE_ARGS)
 
 # The Tengen image (host_tools/board/chip.py; hardware/README.md §8): the kit unpacked, picotool and
 # mpy-cross made once (build/chip/kit/), the project's mpy-tool patch applied, the image built

@@ -91,6 +91,7 @@ package(  # noqa: F821
         "ui/menus.py",
         "ui/say.py",
         "ui/texts.py",
+        "ui/voice.py",
     ],
     base_path="..",  # relative to this file: the repository's root
     opt=3,

@@ -72,6 +72,7 @@ MODULES = (
     "firmware.ui.buzzer",
     "firmware.ui.face",
     "firmware.ui.say",
+    "firmware.ui.voice",
 )
 
 WORD = 8 if sys.maxsize > 0x7FFFFFFF else 4  # bytes in a pointer: 4 on the RP2040

@@ -15,6 +15,8 @@ Start reading at ``Hardware``. What each part is:
 - the buzzer: the REAL ``firmware.ui.buzzer.Buzzer`` on a fake PWM, keeping the name of
   each pattern it plays (``pattern_name``: a sound two cues share, the app's
   ``play(cues.pattern(cue))``, is named by both, ``TIMEOUT/FLAG``; ``cue(cue)`` by its kind);
+- the speaker (``Speaker``): the voice's PCM as the board would play it, each phrase with the
+  board time it began, laid on one track for a WAV;
 - the keys, held for a while and released (``Keys``); the paddles (``press``); the time:
   the tick plus an offset that ``skip`` moves on (time passing without waiting), the tick
   the host's (real time) or, ``simulated``, ``ms``, moved on by the script that drives the
@@ -518,6 +520,64 @@ def make_buzzer():
     return Heard(Pwm())
 
 
+# ---- the speaker ----------------------------------------------------------------------------
+
+
+class Speaker:
+    """The virtual board's speaker: the PCM it is given, kept with the board's time it began.
+
+    What the board's playback would feed its PWM (``firmware/ui/voice.py``'s ``read``: unsigned
+    8-bit samples, 128 silence, at ``rate``) goes to ``play``; ``start(at)`` begins a stream at
+    board time ``at`` (ms), and the blocks played after it follow each other without a gap,
+    as DMA plays them. ``timeline`` lays every stream on one track for a WAV
+    (``host_tools/board/voice.py``'s ``write_speaker_wav``). On the PC only: it allocates.
+    """
+
+    SILENCE = 128
+
+    def __init__(self, rate=8000):
+        self.rate = rate
+        self.streams = []  # [(board ms, bytearray of samples)]
+
+    def start(self, at):
+        """A new stream from board time ``at`` (ms): a phrase begins."""
+        self.streams.append((at, bytearray()))
+
+    def play(self, pcm, n):
+        """``n`` samples of ``pcm`` (0 … 255) after what the stream played so far."""
+        if not self.streams:
+            self.start(0)
+        out = self.streams[-1][1]
+        for i in range(n):
+            v = pcm[i]
+            out.append(v if v < 256 else 255)
+
+    def timeline(self, start=None, end=None):
+        """``(start ms, samples)``: every stream at its time on one track from ``start`` (the
+        first stream's) to ``end`` (the last sample's), silence between; a stream that
+        begins before another ends cuts it, as a new phrase does on the board."""
+        if not self.streams:
+            return (start or 0), bytearray()
+        if start is None:
+            start = self.streams[0][0]
+        spans = [((at - start) * self.rate // 1000, data) for at, data in self.streams]
+        stop = max(a + len(d) for a, d in spans)
+        if end is not None:
+            stop = (end - start) * self.rate // 1000
+        track = bytearray(
+            bytes((self.SILENCE,)) * max(0, stop)
+        )  # (no bytearray * n on MicroPython)
+        for i, (a, data) in enumerate(spans):
+            b = a + len(data)
+            if i + 1 < len(spans) and spans[i + 1][0] < b:
+                b = spans[i + 1][0]  # cut by the next phrase
+            lo = max(a, 0)
+            hi = min(b, stop)
+            if hi > lo:
+                track[lo:hi] = data[lo - a : hi - a]
+        return start, track
+
+
 # ---- the calendar clock: an emulated PCF8563 on a fake I2C bus -------------------------------
 
 RTC_FILE = "/rtc.bin"
@@ -788,6 +848,7 @@ class Hardware:
         for f in self.faces:
             f.start()
         self.buzzer = make_buzzer()
+        self.speaker = Speaker()  # the voice's PCM, once the board plays it (issue 29)
         self.keys = Keys(self.now)
         self.board_id = board_id(root)
         # The calendar clock: the real PCF8563 driver on the emulated chip, kept in rtc.bin.
