@@ -26,7 +26,6 @@ import firmware  # noqa: E402, F401
 #   chip) run on one worker, so it is made once, not once per worker.
 # The terminal summary names every test that took over ``UNMARKED_S`` without the mark.
 
-SHARED = ("chip_images", "emu", "hardware_out")  # session fixtures that take minutes to make
 UNMARKED_S = 10.0
 # The long tests of tests/*.py, which also run on MicroPython and so cannot import pytest for
 # a mark: their usual seconds here.
@@ -54,13 +53,17 @@ def _group(item):
     for mark in item.iter_markers("xdist_group"):
         return mark.args[0] if mark.args else mark.kwargs.get("name")
     names = item.fixturenames
-    for name in SHARED:
-        if name in names:
-            return "chip" if name in ("chip_images", "emu") else name
+    if "hardware_out" in names:  # a minute to make; its users take seconds: one worker
+        return "hardware"
     info = getattr(item, "_fixtureinfo", None)
     for defs in info.name2fixturedefs.values() if info else ():
         if defs and defs[-1].scope == "module" and defs[-1].baseid:  # the module's own
             return item.nodeid.split("::")[0]
+    # The chip's images are made once a clone under a lock (a second worker finds them made
+    # in seconds) but their users are long: the modules with their own board on the emulated
+    # chip are groups of their own (above), the rest one more.
+    if "chip_images" in names or "emu" in names:
+        return "chip"
     return None
 
 

@@ -8,6 +8,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -72,16 +73,43 @@ def need_chip_build():
 
 @pytest.fixture(scope="session")
 def chip_images():
-    """``{variant: folder}`` for every variant ``make chip`` builds (``tengen``: the image the
-    gate let through; ``unfixed``: the same without the project's mpy-tool patch, which the
-    gate refuses; ``stock``: stock MicroPython for RPI_PICO), each folder holding
-    ``firmware.uf2``, ``.elf`` and ``.bin``. Built through ``host_tools.board.chip.ensure`` (once a
-    session; not again while their sources are unchanged: a few seconds then, minutes the
-    first time); skips with the reason where the kit or the toolchain is missing."""
+    """``{variant: folder}`` of every variant ``make chip`` builds, each made when a test
+    first asks for it (``tengen``: the image the gate let through; ``unfixed``: the same
+    without the project's mpy-tool patch, which the gate refuses; ``stock``: stock MicroPython
+    for RPI_PICO), each folder holding ``firmware.uf2``, ``.elf`` and ``.bin``. Built through
+    ``host_tools.board.chip.ensure`` (not again while their sources are unchanged: a few seconds
+    then, minutes the first time); skips with the reason where the kit or the toolchain is
+    missing."""
     need_chip_build()
-    from host_tools.board import chip
+    return _Images()
 
-    return {variant: chip.ensure(variant) for variant in chip.VARIANTS}
+
+class _Images(Mapping):
+    """The chip's images, each made (or found up to date) when a test first asks for it: the
+    tests of the ``tengen`` image start as soon as it is built, while ``make test`` goes on
+    building the other two in the background."""
+
+    def __init__(self):
+        self.made = {}
+
+    def __getitem__(self, variant):
+        from host_tools.board import chip
+
+        if variant not in chip.VARIANTS:
+            raise KeyError(variant)
+        if variant not in self.made:
+            self.made[variant] = chip.ensure(variant)
+        return self.made[variant]
+
+    def __iter__(self):
+        from host_tools.board import chip
+
+        return iter(chip.VARIANTS)
+
+    def __len__(self):
+        from host_tools.board import chip
+
+        return len(chip.VARIANTS)
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,9 @@ import pytest
 from hardware.design import bom, netlist
 from hardware.design.parts import NEWER_FOOTPRINTS, STRIPS
 
+# The design is made once a run (tests/host/conftest.py hardware_out): its tests share a worker.
+pytestmark = pytest.mark.xdist_group("hardware")
+
 
 # The system netlists come from make hardware's own run (conftest.py: once per session).
 @pytest.fixture

@@ -13,6 +13,9 @@ from firmware.hal import rp2040 as fw
 from hardware.design import budgets
 from hardware.design.parts import PARTS, Figure
 
+# The design is made once a run (tests/host/conftest.py hardware_out): its tests share a worker.
+pytestmark = pytest.mark.xdist_group("hardware")
+
 
 def failing(result):
     return [name for name, ok in result.checks.items() if not ok]

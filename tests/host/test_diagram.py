@@ -6,9 +6,13 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("dot") is None, reason="Graphviz dot missing: apt-get install graphviz"
-)
+# The design is made once a run (tests/host/conftest.py hardware_out): its tests share a worker.
+pytestmark = [
+    pytest.mark.xdist_group("hardware"),
+    pytest.mark.skipif(
+        shutil.which("dot") is None, reason="Graphviz dot missing: apt-get install graphviz"
+    ),
+]
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -12,6 +12,9 @@ import pytest
 from hardware.design import pinmap
 from hardware.design.netlist import read
 
+# The design is made once a run (tests/host/conftest.py hardware_out): its tests share a worker.
+pytestmark = pytest.mark.xdist_group("hardware")
+
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "hardware" / "out"
 EXPECTED = {
