@@ -55,15 +55,15 @@ def _group(item):
     names = item.fixturenames
     if "hardware_out" in names:  # a minute to make; its users take seconds: one worker
         return "hardware"
+    # The chip's images are made once a clone under a lock, and each emulated chip keeps a
+    # core busy: its tests share one worker (test_chip_journeys, with its own board on the
+    # emulated chip all along, is a second: at most two chips run at once).
+    if "chip_images" in names or "emu" in names:
+        return "chip"
     info = getattr(item, "_fixtureinfo", None)
     for defs in info.name2fixturedefs.values() if info else ():
         if defs and defs[-1].scope == "module" and defs[-1].baseid:  # the module's own
             return item.nodeid.split("::")[0]
-    # The chip's images are made once a clone under a lock (a second worker finds them made
-    # in seconds) but their users are long: the modules with their own board on the emulated
-    # chip are groups of their own (above), the rest one more.
-    if "chip_images" in names or "emu" in names:
-        return "chip"
     return None
 
 
@@ -71,7 +71,21 @@ def _weight(item):
     mark = item.get_closest_marker("slow")
     if mark and mark.args:
         return float(mark.args[0])
-    return float(SLOW_HERE.get(item.nodeid.split("[")[0], _DEFAULT_S))
+    return float(SLOW_HERE.get(item.nodeid.split("[")[0].split("@")[0], _DEFAULT_S))
+
+
+def _join(item, group):
+    """Put ``item`` in xdist's ``group``: what xdist's worker does for ``--dist loadgroup``
+    (``@group`` after the test's id, which the scheduler reads). xdist 3.8 writes the id to
+    ``item._nodeid``, which pytest 9.2 no longer reads (the id is ``item._id``): its groups were
+    silently ignored. Done here for both (tests/host/test_run_order.py checks it works)."""
+    new = "%s@%s" % (item.nodeid, group)
+    if hasattr(item, "_id"):
+        from _pytest.nodeid import coerce_node_id
+
+        item._id = coerce_node_id(new)
+    else:
+        item._nodeid = new
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
@@ -79,8 +93,12 @@ def pytest_collection_modifyitems(config, items):
     units = {}  # group (or the test itself) -> [weight, first index, items]
     for i, item in enumerate(items):
         g = _group(item)
-        if g is not None and not any(True for _ in item.iter_markers("xdist_group")):
-            item.add_marker(pytest.mark.xdist_group(g))
+        if (
+            g is not None
+            and getattr(config.option, "loadgroup", False)
+            and not item.nodeid.endswith("@" + g)
+        ):
+            _join(item, g)
         unit = units.setdefault(g if g is not None else ("", i), [0.0, i, []])
         unit[0] += _weight(item)
         unit[2].append(item)

@@ -76,9 +76,18 @@ def _skidl():
         # SKiDL logs to the console and to <script>.log/.erc files from its import on: the
         # import's notes (no fp-lib-table: footprints here are names, checked by bom.py) go
         # nowhere, the files are removed, and what the checks need is captured (build.erc).
-        with contextlib.redirect_stderr(io.StringIO()):
-            import skidl
-        skidl.logger.stop_log_file_output()
+        # The import opens skidl_REPL.log in the working folder and stopping removes it: done
+        # in a folder of its own, so two processes started in one folder (pytest's workers)
+        # never remove each other's file, and nothing is left in the user's folder.
+        here, scratch = os.getcwd(), tempfile.mkdtemp(prefix="tengen-skidl-log-")
+        try:
+            os.chdir(scratch)
+            with contextlib.redirect_stderr(io.StringIO()):
+                import skidl
+            skidl.logger.stop_log_file_output()
+        finally:
+            os.chdir(here)
+            shutil.rmtree(scratch, True)
         logging.getLogger("skidl").setLevel(logging.ERROR)
         # KiCad's own libraries only (SKiDL would search the working folder first, and
         # recursively). Its parsed-library cache lives in this checkout's .venv (parsing

@@ -13,6 +13,9 @@ import pytest
 
 from bench import chip
 
+# It runs the Tengen image on the emulated chip: with the chip's other tests (tests/conftest.py).
+pytestmark = pytest.mark.xdist_group("chip")
+
 
 @pytest.mark.slow(24)
 def test_chip_benches_run_end_to_end(tmp_path, capsys):

@@ -46,9 +46,13 @@ N = 19  # the Hall grid: a smaller game sits in its middle
 BLACK, WHITE = "right", "left"  # the paddles: Black's on the right (002 第八条4)
 WAIT = 120.0  # how long the board may take to say something (a bound, not a timing check)
 
-pytestmark = pytest.mark.skipif(
-    not TENGEN.exists(), reason="the installed tengen command is needed (make venv)"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not TENGEN.exists(), reason="the installed tengen command is needed (make venv)"
+    ),
+    # One board on the emulated chip all along: a worker of its own (tests/conftest.py).
+    pytest.mark.xdist_group("chip-board"),
+]
 
 
 # ---- the board ------------------------------------------------------------------------------
@@ -153,7 +157,9 @@ class Board:
 
     def deploy(self):
         """``tengen deploy`` onto the board: what it printed."""
-        done = self.tengen("deploy", "--port", self.port)
+        # --wait: the emulated chip boots several times slower than a real one on a loaded
+        # machine (a bound for a hang, not a measure; the boot's time is test_chip_budgets').
+        done = self.tengen("deploy", "--port", self.port, "--wait", "120")
         self.deployed = True
         return done.stdout
 
