@@ -1,8 +1,13 @@
-"""The hall tests' shared set-up: ``started``, what a test started, stopped at its end."""
+"""The hall tests' shared set-up: ``started``, what a test started, stopped at its end; ``env``,
+the test's own folders; ``broker``, the relay tests' Mosquitto."""
 
 import contextlib
+import os
 
 import pytest
+
+from host_tools.common.link import RUNTIME_ENV
+from host_tools.records import sync as S
 
 
 class Started(contextlib.ExitStack):
@@ -25,3 +30,23 @@ def started():
     before, e.g. ``broker``: fixtures end in the reverse order of their start)."""
     with Started() as stack:
         yield stack
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    """This test's runtime, config and data folders, here and in the commands it runs."""
+    for key, sub in ((RUNTIME_ENV, "run"), ("TENGEN_CONFIG_DIR", "config"), (S.DATA_ENV, "data")):
+        monkeypatch.setenv(key, str(tmp_path / sub))
+    return dict(os.environ)
+
+
+@pytest.fixture
+def broker(tmp_path):
+    """Mosquitto on a free port for ``test_relay.HALL``, users relay-r1, relay-r2,
+    relay-inproc; a test's own (its retained messages are no other test's)."""
+    from host_tools.hall.broker import Broker
+    from tests.host.hall.test_relay import HALL
+
+    b = Broker(tmp_path / "broker", HALL, relays=("r1", "r2", "inproc")).start()
+    yield b
+    b.stop()

@@ -17,7 +17,6 @@ import time
 import pytest
 
 from host_tools.live import watch as W
-from tests.host.hall import test_relay as TR
 from tests.host.hall.test_hall import ARBITER, get, start_hall, stop_hall
 from tests.host.hall.test_hall_browser import (
     WITHIN_S,
@@ -43,8 +42,6 @@ from tests.host.hall.test_relay import (
 )
 
 DELAY_S = 3
-env = TR.env  # the fixtures: this test's folders, and Mosquitto on a free port
-broker = TR.broker
 
 
 def _pairings(tmp_path, board_id):

@@ -20,7 +20,6 @@ from firmware.store import records as R
 from host_tools.hall import feed as F
 from host_tools.hall import proof as P
 from host_tools.records import export as X
-from tests.host.hall import test_relay as TR
 from tests.host.hall.test_hall import ARBITER, get, start_hall, stop_hall
 from tests.host.hall.test_hall_browser import feed_sgf
 from tests.host.hall.test_relay import (
@@ -34,9 +33,6 @@ from tests.host.hall.test_relay import (
     setup_board,
     until,
 )
-
-env = TR.env  # this test's folders
-broker = TR.broker  # Mosquitto on a free port, users relay-r1, relay-r2, relay-inproc
 
 
 def _game(url, board, game=1):

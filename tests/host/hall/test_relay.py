@@ -21,9 +21,9 @@ import pytest
 
 from firmware.store import records as R
 from host_tools.common import link as L
-from host_tools.common.link import RUNTIME_ENV, Link
+from host_tools.common.link import Link
 from host_tools.hall import feed as F
-from host_tools.hall.broker import Broker, BrokerError, mosquitto
+from host_tools.hall.broker import BrokerError, mosquitto
 from host_tools.records import export as X
 from host_tools.records import sync as S
 
@@ -74,21 +74,6 @@ def until(cond, timeout=WAIT, what="the condition"):
 
 
 # ---- the parts ----------------------------------------------------------------------------
-
-
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    """This test's runtime, config and data folders, here and in the commands it runs."""
-    for key, sub in ((RUNTIME_ENV, "run"), ("TENGEN_CONFIG_DIR", "config"), (S.DATA_ENV, "data")):
-        monkeypatch.setenv(key, str(tmp_path / sub))
-    return dict(os.environ)
-
-
-@pytest.fixture
-def broker(tmp_path):
-    b = Broker(tmp_path / "broker", HALL, relays=("r1", "r2", "inproc")).start()
-    yield b
-    b.stop()
 
 
 class VBoard:
