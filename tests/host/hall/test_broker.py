@@ -53,6 +53,12 @@ class Client:
         self.c.loop_stop()
 
 
+@pytest.fixture
+def club(tmp_path, started):
+    """Hall ``club``'s Mosquitto, a test's own, stopped at its end (after its clients)."""
+    return started(Broker(tmp_path / "broker", "club").start(), "stop")
+
+
 def _until(cond, timeout=5.0):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -62,11 +68,10 @@ def _until(cond, timeout=5.0):
     return cond()
 
 
-def test_only_the_relay_publishes_the_boards_and_anonymous_is_refused(tmp_path, started):
-    b = started(Broker(tmp_path / "broker", "club").start(), "stop")
-    hall = started(Client(b, "hall", subscribe="tengen/club/#"))
-    relay = started(Client(b, "relay-r1"))
-    public = started(Client(b, "public"))
+def test_only_the_relay_publishes_the_boards_and_anonymous_is_refused(club, started):
+    hall = started(Client(club, "hall", subscribe="tengen/club/#"))
+    relay = started(Client(club, "relay-r1"))
+    public = started(Client(club, "public"))
     state = F.state_payload("v1", "r1", True, 1, 0, -1, None)
     public.publish(F.topic("club", "v1", F.STATE, "r1"), b"forged", retain=True)
     public.publish("tengen/club/v1/state/public", b"forged", retain=True)
@@ -75,19 +80,18 @@ def test_only_the_relay_publishes_the_boards_and_anonymous_is_refused(tmp_path, 
     assert _until(lambda: hall.got)
     time.sleep(0.3)  # what else would have come by now
     assert [g[1] for g in hall.got] == [state]  # not the public's, not another hall's
-    anon = started(Client(b, None))
-    wrong = started(Client(b, "relay-r1", "not-the-password"))
-    shared = started(Client(b, "relay", "relay"))  # the one user every relay shared: no more
+    anon = started(Client(club, None))
+    wrong = started(Client(club, "relay-r1", "not-the-password"))
+    shared = started(Client(club, "relay", "relay"))  # the one user every relay shared: no more
     assert anon.refused and wrong.refused and shared.refused and hall.refused is None
 
 
-def test_a_relay_writes_only_under_its_own_name(tmp_path, started):
+def test_a_relay_writes_only_under_its_own_name(club, started):
     """Relay r1's credentials: nothing for relay r2's boards, no pairing, no replay request,
     no other relay's status, and none of r2's snapshots read."""
-    b = started(Broker(tmp_path / "broker", "club").start(), "stop")
-    hall = started(Client(b, "hall", subscribe="tengen/club/#"))
-    r1 = started(Client(b, "relay-r1", subscribe="tengen/club/#"))
-    r2 = started(Client(b, "relay-r2"))
+    hall = started(Client(club, "hall", subscribe="tengen/club/#"))
+    r1 = started(Client(club, "relay-r1", subscribe="tengen/club/#"))
+    r2 = started(Client(club, "relay-r2"))
     mine = F.state_payload("v1", "r2", True, 1, 0, -1, None)
     r2.publish(F.topic("club", "v2", F.STATE, "r2"), mine, retain=True)
     forged = F.state_payload("v2", "r2", True, 2, 0, -1, None)
@@ -109,31 +113,29 @@ def test_a_relay_writes_only_under_its_own_name(tmp_path, started):
     assert _until(lambda: any(g[1] == pairing for g in r1.got))  # the hall's: read
 
 
-def test_retained_snapshots_and_queued_events_outlive_a_restart(tmp_path, started):
-    b = started(Broker(tmp_path / "broker", "club").start(), "stop")
-    hall = Client(b, "hall", client_id="hall-club", clean=False, subscribe="tengen/club/#")
+def test_retained_snapshots_and_queued_events_outlive_a_restart(club, started):
+    hall = Client(club, "hall", client_id="hall-club", clean=False, subscribe="tengen/club/#")
     hall.close()  # the hall is away: QoS 1 events wait for its session
-    relay = started(Client(b, "relay-r1"))
+    relay = started(Client(club, "relay-r1"))
     state = F.state_payload("v1", "r1", True, 1, 1, 0, None)
     event = F.event_payload("v1", 1, 0, (1, {"kind": 0, "size": 9}), 1)
     relay.publish(F.topic("club", "v1", F.STATE, "r1"), state, retain=True)
     relay.publish(F.topic("club", "v1", F.EVENTS, "r1"), event)
     relay.close()
-    b.restart(kill=False)  # SIGTERM: mosquitto saves what it keeps
-    back = started(Client(b, "hall", client_id="hall-club", clean=False))
+    club.restart(kill=False)  # SIGTERM: mosquitto saves what it keeps
+    back = started(Client(club, "hall", client_id="hall-club", clean=False))
     assert _until(lambda: any(g[1] == event for g in back.got))
-    late = started(Client(b, "hall", subscribe=F.subscription("club", F.STATE)))
+    late = started(Client(club, "hall", subscribe=F.subscription("club", F.STATE)))
     assert _until(lambda: late.got)
     assert late.got[0][1:] == (state, True)
 
 
-def test_the_public_reads_only_the_halls_delayed_copy(tmp_path, started):
+def test_the_public_reads_only_the_halls_delayed_copy(club, started):
     # The live topics are not the public's (the delay would be moot); the copy the hall
     # republishes under _public/ is, and no relay can write there.
-    b = started(Broker(tmp_path / "broker", "club").start(), "stop")
-    public = started(Client(b, "public", subscribe="tengen/#"))
-    relay = started(Client(b, "relay-r1"))
-    hall = started(Client(b, "hall"))
+    public = started(Client(club, "public", subscribe="tengen/#"))
+    relay = started(Client(club, "relay-r1"))
+    hall = started(Client(club, "hall"))
     state = F.state_payload("v1", "r1", True, 1, 0, -1, None)
     relay.publish(F.topic("club", "v1", F.STATE, "r1"), state, retain=True)
     relay.publish(F.topic("club", "v1", F.EVENTS, "r1"), b"live")
@@ -146,22 +148,21 @@ def test_the_public_reads_only_the_halls_delayed_copy(tmp_path, started):
     assert _until(lambda: public.got)
     time.sleep(0.3)  # what else would have come by now
     assert [(t, p) for t, p, _ in public.got] == [("tengen/club/_public/v1/state", state)]
-    late = started(Client(b, "public", subscribe="tengen/club/#"))  # retained: the copy only
+    late = started(Client(club, "public", subscribe="tengen/club/#"))  # retained: the copy only
     assert _until(lambda: late.got)
     time.sleep(0.3)
     assert [g[0] for g in late.got] == ["tengen/club/_public/v1/state"]
 
 
-def test_a_relay_publishes_a_whole_game_proof_and_nothing_larger(tmp_path, started):
+def test_a_relay_publishes_a_whole_game_proof_and_nothing_larger(club, started):
     # The largest proof the hall takes (feed.PROOF_MAX characters of base64) passes the
     # broker; a packet past ``max_packet_size`` is dropped and its sender disconnected, so
     # no relay makes the broker or the hall hold a larger message.
     import base64
 
-    b = started(Broker(tmp_path / "broker", "club").start(), "stop")
-    assert "max_packet_size %d" % MAX_PACKET in b.conf.read_text()
-    hall = started(Client(b, "hall", subscribe="tengen/club/#"))
-    relay = Client(b, "relay-r1")
+    assert "max_packet_size %d" % MAX_PACKET in club.conf.read_text()
+    hall = started(Client(club, "hall", subscribe="tengen/club/#"))
+    relay = Client(club, "relay-r1")
     data = bytes(F.PROOF_MAX // 4 * 3)  # PROOF_MAX characters once in base64
     proof = F.proof_payload("v1", 1, data, "ab" * 32)
     assert len(base64.b64encode(data)) == F.PROOF_MAX
@@ -173,7 +174,7 @@ def test_a_relay_publishes_a_whole_game_proof_and_nothing_larger(tmp_path, start
     relay.c.publish(F.topic("club", "v2", F.PROOF, "r1"), too_big, qos=1)
     assert gone.wait(10)  # the broker dropped the relay's connection
     ok = F.state_payload("v1", "r1", True, 1, 0, -1, None)
-    r2 = started(Client(b, "relay-r2"))
+    r2 = started(Client(club, "relay-r2"))
     r2.publish(F.topic("club", "v1", F.STATE, "r2"), ok)
     assert _until(lambda: any(g[1] == ok for g in hall.got))
     assert not any(g[1] == too_big for g in hall.got)
