@@ -26,8 +26,9 @@ class Started(contextlib.ExitStack):
 
 @pytest.fixture
 def started():
-    """A ``Started`` for this test, closed when it ends (name it after the fixtures it stops
-    before, e.g. ``broker``: fixtures end in the reverse order of their start)."""
+    """A ``Started`` for this test, closed when it ends. Ask for it after the fixtures that
+    must outlast what it stops (``broker``: the relays go first): fixtures end in the reverse
+    order of their start."""
     with Started() as stack:
         yield stack
 
