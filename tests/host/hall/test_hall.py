@@ -512,133 +512,125 @@ def get(url, json_out=True, auth=None):
         return e.code, json.loads(data) if json_out else data
 
 
-def test_the_hall_process_end_to_end(tmp_path):
+def test_the_hall_process_end_to_end(tmp_path, started):
     recs = go_records(tmp_path)
-    broker = broker_or_skip(tmp_path / "broker")
+    broker = started(broker_or_skip(tmp_path / "broker"), "stop")
     (tmp_path / "pairs.csv").write_text(
         "round,table,board,black,white\n1,3,%s,Ann,Bob\n1,4,TG-0002,Cy,Di\n" % BOARD
     )
-    relay = RelayClient(broker.port)
+    relay = started(RelayClient(broker.port))
     hall, url = start_hall(tmp_path, broker.port, "--pairings", str(tmp_path / "pairs.csv"))
-    try:
-        # The pairings, retained for the relays.
-        wait_for(lambda: len(relay.pairings()) == 2, say="the pairings")
-        assert relay.pairings()[BOARD] == {
-            "round": "1",
-            "table": "3",
-            "black": "Ann",
-            "white": "Bob",
-            "event": "",
-        }
-        relay.state(BOARD, 1, 0, state_body(recs, 0))
-        for seq in (0, 1, 3, 4):  # 2 lost on the way: the hall asks for it
-            relay.event(BOARD, 1, seq, recs[seq])
-        wait_for(lambda: (1, 2) in relay.replays(), say="a replay request")
-        for seq in range(2, len(recs)):
-            relay.event(BOARD, 1, seq, recs[seq])
-        relay.state(BOARD, 1, len(recs) - 1, state_body(recs))
-        wait_for(
-            lambda: (
-                get(url + "api/games/%s/1" % BOARD)[1].get("records")
-                and len(get(url + "api/games/%s/1" % BOARD)[1]["records"]) == len(recs)
-            ),
-            say="the records",
-        )
-        status, sgf = get(url + "feed/%s/1.sgf" % BOARD, json_out=False)
-        assert status == 200 and sgf == X.export(recs)["sgf"]
-        written = tmp_path / "feed" / BOARD / "1.sgf"
-        wait_for(lambda: written.exists() and written.read_bytes() == sgf, say="the SGF file")
-        game = get(url + "api/games/%s/1" % BOARD)[1]
-        assert [r["rec"] for r in game["records"]] == [F.record_json(r) for r in recs]
-        boards = {b["id"]: b for b in get(url + "api/boards")[1]}
-        b = boards[BOARD]
-        assert (b["table"], b["black"], b["white"], b["online"]) == ("3", "Ann", "Bob", True)
-        assert b["result"] == "B+3.5" and b["ply"] == len(X.read_game(recs).moves)
-        assert not boards["TG-0002"]["online"]  # paired, never seen
-        assert get(url + "api/games")[1][0]["sgf"] == "/feed/%s/1.sgf" % BOARD
-        assert [i["what"] for i in get(url + "api/incidents", auth=ARBITER)[1]] == [
-            "arbiter",
-            "incident",
-        ]
-        assert get(url + "api/boards/nope") == (404, {"error": "not found", "what": "board nope"})
-        assert get(url + "api/games/%s/9" % BOARD)[0] == 404
-        assert get(url + "feed/%s/9.sgf" % BOARD)[0] == 404
-        index = get(url + "feed/?json")[1]
-        assert [g["sgf"] for g in index["games"]] == ["/feed/%s/1.sgf" % BOARD]
-        assert b"/feed/%s/1.sgf" % BOARD.encode() in get(url + "feed/", json_out=False)[1]
-        for page in ("", "table/" + BOARD, "static/hall.js"):
-            assert get(url + page, json_out=False)[0] == 200
-        assert get(url + "arbiter", json_out=False, auth=ARBITER)[0] == 200
-        relay.raw(F.topic(HALL, BOARD, F.EVENTS, relay.name), b"nonsense")
-        wait_for(
-            lambda: get(url + "api/status", auth=ARBITER)[1]["bad"]["total"] == 1,
-            say="a bad count",
-        )
-        # The relay gone without a word: its will marks its boards offline.
-        relay.c._sock.close()  # noqa: SLF001 - a broken link, not a clean disconnect
-        wait_for(
-            lambda: (
-                BOARD in [o["board"] for o in get(url + "api/status", auth=ARBITER)[1]["offline"]]
-            ),
-            say="the board offline",
-        )
-    finally:
-        stop_hall(hall)
-        relay.close()
-        broker.stop()
+    started(hall, stop_hall)
+    # The pairings, retained for the relays.
+    wait_for(lambda: len(relay.pairings()) == 2, say="the pairings")
+    assert relay.pairings()[BOARD] == {
+        "round": "1",
+        "table": "3",
+        "black": "Ann",
+        "white": "Bob",
+        "event": "",
+    }
+    relay.state(BOARD, 1, 0, state_body(recs, 0))
+    for seq in (0, 1, 3, 4):  # 2 lost on the way: the hall asks for it
+        relay.event(BOARD, 1, seq, recs[seq])
+    wait_for(lambda: (1, 2) in relay.replays(), say="a replay request")
+    for seq in range(2, len(recs)):
+        relay.event(BOARD, 1, seq, recs[seq])
+    relay.state(BOARD, 1, len(recs) - 1, state_body(recs))
+    wait_for(
+        lambda: (
+            get(url + "api/games/%s/1" % BOARD)[1].get("records")
+            and len(get(url + "api/games/%s/1" % BOARD)[1]["records"]) == len(recs)
+        ),
+        say="the records",
+    )
+    status, sgf = get(url + "feed/%s/1.sgf" % BOARD, json_out=False)
+    assert status == 200 and sgf == X.export(recs)["sgf"]
+    written = tmp_path / "feed" / BOARD / "1.sgf"
+    wait_for(lambda: written.exists() and written.read_bytes() == sgf, say="the SGF file")
+    game = get(url + "api/games/%s/1" % BOARD)[1]
+    assert [r["rec"] for r in game["records"]] == [F.record_json(r) for r in recs]
+    boards = {b["id"]: b for b in get(url + "api/boards")[1]}
+    b = boards[BOARD]
+    assert (b["table"], b["black"], b["white"], b["online"]) == ("3", "Ann", "Bob", True)
+    assert b["result"] == "B+3.5" and b["ply"] == len(X.read_game(recs).moves)
+    assert not boards["TG-0002"]["online"]  # paired, never seen
+    assert get(url + "api/games")[1][0]["sgf"] == "/feed/%s/1.sgf" % BOARD
+    assert [i["what"] for i in get(url + "api/incidents", auth=ARBITER)[1]] == [
+        "arbiter",
+        "incident",
+    ]
+    assert get(url + "api/boards/nope") == (404, {"error": "not found", "what": "board nope"})
+    assert get(url + "api/games/%s/9" % BOARD)[0] == 404
+    assert get(url + "feed/%s/9.sgf" % BOARD)[0] == 404
+    index = get(url + "feed/?json")[1]
+    assert [g["sgf"] for g in index["games"]] == ["/feed/%s/1.sgf" % BOARD]
+    assert b"/feed/%s/1.sgf" % BOARD.encode() in get(url + "feed/", json_out=False)[1]
+    for page in ("", "table/" + BOARD, "static/hall.js"):
+        assert get(url + page, json_out=False)[0] == 200
+    assert get(url + "arbiter", json_out=False, auth=ARBITER)[0] == 200
+    relay.raw(F.topic(HALL, BOARD, F.EVENTS, relay.name), b"nonsense")
+    wait_for(
+        lambda: get(url + "api/status", auth=ARBITER)[1]["bad"]["total"] == 1,
+        say="a bad count",
+    )
+    # The relay gone without a word: its will marks its boards offline.
+    relay.c._sock.close()  # noqa: SLF001 - a broken link, not a clean disconnect
+    wait_for(
+        lambda: BOARD in [o["board"] for o in get(url + "api/status", auth=ARBITER)[1]["offline"]],
+        say="the board offline",
+    )
+    stop_hall(hall)
     assert hall.returncode == 0
 
 
-def test_pushes_and_a_restart_with_the_events_queued_meanwhile(tmp_path):
+def test_pushes_and_a_restart_with_the_events_queued_meanwhile(tmp_path, started):
     import aiohttp
 
     recs = go_records(tmp_path)
-    broker = broker_or_skip(tmp_path / "broker")
-    relay = RelayClient(broker.port)
+    broker = started(broker_or_skip(tmp_path / "broker"), "stop")
+    relay = started(RelayClient(broker.port))
     hall, url = start_hall(tmp_path, broker.port)
-    try:
-        relay.state(BOARD, 1, 0, state_body(recs, 0))
+    started(hall, stop_hall)
+    relay.state(BOARD, 1, 0, state_body(recs, 0))
 
-        async def watch(n):
-            got = []
-            async with aiohttp.ClientSession() as s, s.ws_connect(url + "ws") as ws:
-                first = await ws.receive_json(timeout=10)
-                assert first["type"] == "snapshot" and first["hall"] == HALL
-                for seq in range(n):  # the relay publishes while the page watches
-                    await asyncio.to_thread(relay.event, BOARD, 1, seq, recs[seq])
-                    await asyncio.to_thread(relay.event, BOARD, 1, seq, recs[seq])  # twice
-                # Every record, and a board message (after the records of one flush: when
-                # they all come in one, it follows the last incident).
-                while len([m for m in got if m["type"] == "record"]) < n or not any(
-                    m["type"] == "board" for m in got
-                ):
-                    got.append(await ws.receive_json(timeout=10))
+    async def watch(n):
+        got = []
+        async with aiohttp.ClientSession() as s, s.ws_connect(url + "ws") as ws:
+            first = await ws.receive_json(timeout=10)
+            assert first["type"] == "snapshot" and first["hall"] == HALL
+            for seq in range(n):  # the relay publishes while the page watches
+                await asyncio.to_thread(relay.event, BOARD, 1, seq, recs[seq])
+                await asyncio.to_thread(relay.event, BOARD, 1, seq, recs[seq])  # twice
+            # Every record, and a board message (after the records of one flush: when
+            # they all come in one, it follows the last incident).
+            while len([m for m in got if m["type"] == "record"]) < n or not any(
+                m["type"] == "board" for m in got
+            ):
                 got.append(await ws.receive_json(timeout=10))
-            return got
+            got.append(await ws.receive_json(timeout=10))
+        return got
 
-        got = asyncio.run(watch(8))
-        rec_msgs = [m for m in got if m["type"] == "record"]
-        assert [m["seq"] for m in rec_msgs] == list(range(8))  # in order, never twice
-        m = rec_msgs[3]
-        assert set(m) == {"type", "board", "game", "seq", "rec", "at", "received"}
-        assert m["rec"] == F.record_json(recs[3]) and m["received"] >= m["at"] - 5000
-        assert any(x["type"] == "board" for x in got)
-        assert [x for x in got if x["type"] == "incident"][0]["words"].startswith("captured")
-        stop_hall(hall)
-        # While the hall is away, the broker keeps the events for its persistent session.
-        for seq in range(8, len(recs)):
-            relay.event(BOARD, 1, seq, recs[seq])
-        hall, url = start_hall(tmp_path, broker.port)
-        wait_for(
-            lambda: get(url + "feed/%s/1.sgf" % BOARD, json_out=False)[1] == X.export(recs)["sgf"],
-            say="the whole game after the restart",
-        )
-        lines = (tmp_path / "feed" / BOARD / "1.jsonl").read_text().splitlines()
-        assert [json.loads(x)["seq"] for x in lines] == list(range(len(recs)))
-    finally:
-        stop_hall(hall)
-        relay.close()
-        broker.stop()
+    got = asyncio.run(watch(8))
+    rec_msgs = [m for m in got if m["type"] == "record"]
+    assert [m["seq"] for m in rec_msgs] == list(range(8))  # in order, never twice
+    m = rec_msgs[3]
+    assert set(m) == {"type", "board", "game", "seq", "rec", "at", "received"}
+    assert m["rec"] == F.record_json(recs[3]) and m["received"] >= m["at"] - 5000
+    assert any(x["type"] == "board" for x in got)
+    assert [x for x in got if x["type"] == "incident"][0]["words"].startswith("captured")
+    stop_hall(hall)
+    # While the hall is away, the broker keeps the events for its persistent session.
+    for seq in range(8, len(recs)):
+        relay.event(BOARD, 1, seq, recs[seq])
+    hall, url = start_hall(tmp_path, broker.port)
+    started(hall, stop_hall)
+    wait_for(
+        lambda: get(url + "feed/%s/1.sgf" % BOARD, json_out=False)[1] == X.export(recs)["sgf"],
+        say="the whole game after the restart",
+    )
+    lines = (tmp_path / "feed" / BOARD / "1.jsonl").read_text().splitlines()
+    assert [json.loads(x)["seq"] for x in lines] == list(range(len(recs)))
 
 
 def test_bad_arguments_end_the_hall_with_a_clear_error(tmp_path):

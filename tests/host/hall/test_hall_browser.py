@@ -165,93 +165,86 @@ def faces_text(clocks, spread_ms=3000):
 
 
 @pytest.mark.slow(5)
-def test_live_table_feed_and_arbiter_pages_in_chromium(tmp_path):
+def test_live_table_feed_and_arbiter_pages_in_chromium(tmp_path, started):
     recs = go_records(tmp_path, extra={"black": "Ke Jie", "white": "Shin Jinseo"})
-    broker = broker_or_skip(tmp_path / "broker")
-    driver = browser_or_skip(tmp_path)
-    relay = RelayClient(broker.port)
+    broker = started(broker_or_skip(tmp_path / "broker"), "stop")
+    driver = started(browser_or_skip(tmp_path), "quit")
+    relay = started(RelayClient(broker.port))
     hall, url = start_hall(tmp_path, broker.port, "--delay", "3")
-    try:
-        relay.state(BOARD, 1, 0, state_body(recs, 0))
-        relay.event(BOARD, 1, 0, recs[0])
-        sign_in(driver, url)
-        open_page(driver, url + "?live")
-        shown, _ = wait_page(
-            lambda: (card(driver, BOARD) or {}).get("black_name"),
-            say="the board's card with the names",
-        )
-        shown = card(driver, BOARD)
-        assert (shown["black_name"], shown["white_name"]) == ("Ke Jie", "Shin Jinseo")
-        assert (shown["black"], shown["white"]) == ("10:00", "10:00") and not shown["offline"]
+    started(hall, stop_hall)
+    relay.state(BOARD, 1, 0, state_body(recs, 0))
+    relay.event(BOARD, 1, 0, recs[0])
+    sign_in(driver, url)
+    open_page(driver, url + "?live")
+    shown, _ = wait_page(
+        lambda: (card(driver, BOARD) or {}).get("black_name"),
+        say="the board's card with the names",
+    )
+    shown = card(driver, BOARD)
+    assert (shown["black_name"], shown["white_name"]) == ("Ke Jie", "Shin Jinseo")
+    assert (shown["black"], shown["white"]) == ("10:00", "10:00") and not shown["offline"]
 
-        # Each move, published as the relay publishes it, is on the page with both clocks
-        # within a second.
-        took = []
-        game = recs[0][1]
-        for seq in (1, 2):
-            rec = recs[seq]
-            assert rec[0] == R.MOVE
-            name = X._label(rec[3], game)
-            black, whites = faces_text(rec[5]) if rec[2] == 1 else (None, None)
-            t0 = time.monotonic()
-            relay.event(BOARD, 1, seq, rec)
+    # Each move, published as the relay publishes it, is on the page with both clocks
+    # within a second.
+    took = []
+    game = recs[0][1]
+    for seq in (1, 2):
+        rec = recs[seq]
+        assert rec[0] == R.MOVE
+        name = X._label(rec[3], game)
+        black, whites = faces_text(rec[5]) if rec[2] == 1 else (None, None)
+        t0 = time.monotonic()
+        relay.event(BOARD, 1, seq, rec)
 
-            def there(rec=rec, name=name, black=black, whites=whites):
-                c = card(driver, BOARD)
-                if not c or c["last"] != name or c["ply"] != rec[1]:
-                    return None
-                if not c["black"] or not c["white"]:
-                    return None
-                if black is not None and (c["black"] != black or c["white"] not in whites):
-                    return None
-                return c
+        def there(rec=rec, name=name, black=black, whites=whites):
+            c = card(driver, BOARD)
+            if not c or c["last"] != name or c["ply"] != rec[1]:
+                return None
+            if not c["black"] or not c["white"]:
+                return None
+            if black is not None and (c["black"] != black or c["white"] not in whites):
+                return None
+            return c
 
-            c, _ = wait_page(there, say="move %d on the live page" % rec[1])
-            took.append(time.monotonic() - t0)
-            assert c["stones"] == rec[1]
-            assert c["running"] == ["clock-white" if rec[2] == 1 else "clock-black"]
-        print("publish -> live page: %s s" % ", ".join("%.3f" % t for t in took))
-        assert max(took) < WITHIN_S, took
-        # The delay: one second on, the broadcast does not have the moves yet.
-        sgf = feed_sgf(url, BOARD, 1)
-        assert sgf in (None, X.export(recs[:1])["sgf"])
-        sent = t0
+        c, _ = wait_page(there, say="move %d on the live page" % rec[1])
+        took.append(time.monotonic() - t0)
+        assert c["stones"] == rec[1]
+        assert c["running"] == ["clock-white" if rec[2] == 1 else "clock-black"]
+    print("publish -> live page: %s s" % ", ".join("%.3f" % t for t in took))
+    assert max(took) < WITHIN_S, took
+    # The delay: one second on, the broadcast does not have the moves yet.
+    sgf = feed_sgf(url, BOARD, 1)
+    assert sgf in (None, X.export(recs[:1])["sgf"])
+    sent = t0
 
-        open_page(driver, url + "table/" + BOARD + "?live")
-        moves, _ = wait_page(
-            lambda: len(table_moves(driver)) == 2 and table_moves(driver),
-            say="the table page's moves",
-        )
-        first = recs[1]
-        assert moves[0]["ply"] == 1 and moves[0]["point"] == first[3]
-        assert X._label(first[3], game) in moves[0]["text"]
-        assert W.clock_text(first[5][0]) in moves[0]["text"]
+    open_page(driver, url + "table/" + BOARD + "?live")
+    moves, _ = wait_page(
+        lambda: len(table_moves(driver)) == 2 and table_moves(driver),
+        say="the table page's moves",
+    )
+    first = recs[1]
+    assert moves[0]["ply"] == 1 and moves[0]["point"] == first[3]
+    assert X._label(first[3], game) in moves[0]["text"]
+    assert W.clock_text(first[5][0]) in moves[0]["text"]
 
-        whole = X.export(recs[:3])["sgf"]
-        sgf, _ = wait_page(lambda: feed_sgf(url, BOARD, 1) == whole, 15, "the delayed SGF")
-        assert time.monotonic() - sent >= 3.0
+    whole = X.export(recs[:3])["sgf"]
+    sgf, _ = wait_page(lambda: feed_sgf(url, BOARD, 1) == whole, 15, "the delayed SGF")
+    assert time.monotonic() - sent >= 3.0
 
-        # An incident (captured stones left at the press of move 4) on the arbiter's page.
-        open_page(driver, url + "arbiter")
-        relay.event(BOARD, 1, 3, recs[3])
-        assert recs[4][0] == R.INCIDENT
-        relay.event(BOARD, 1, 4, recs[4])
-        rows, _ = wait_page(lambda: incident_rows(driver), say="the incident row")
-        assert rows[0]["board"] == BOARD and rows[0]["seq"] == 4 and rows[0]["move"] == "4"
-        assert "captured stones" in rows[0]["words"] and "D3" in rows[0]["words"]
-        assert (
-            driver.execute_script("return document.getElementById('bad-count').textContent") == "0"
-        )
-        # Each board's verification: this one has no key registered, so its records are the
-        # relay's word, and the page says so.
-        row = driver.execute_script(
-            "const li = document.querySelector('#verification li');"
-            "return li && [li.dataset.board, li.dataset.verified, li.textContent,"
-            " document.getElementById('unproven-count').textContent];"
-        )
-        assert row[:2] == [BOARD, "unverified"] and "unverified" in row[2] and row[3] == "1"
-    finally:
-        driver.quit()
-        stop_hall(hall)
-        relay.close()
-        broker.stop()
+    # An incident (captured stones left at the press of move 4) on the arbiter's page.
+    open_page(driver, url + "arbiter")
+    relay.event(BOARD, 1, 3, recs[3])
+    assert recs[4][0] == R.INCIDENT
+    relay.event(BOARD, 1, 4, recs[4])
+    rows, _ = wait_page(lambda: incident_rows(driver), say="the incident row")
+    assert rows[0]["board"] == BOARD and rows[0]["seq"] == 4 and rows[0]["move"] == "4"
+    assert "captured stones" in rows[0]["words"] and "D3" in rows[0]["words"]
+    assert driver.execute_script("return document.getElementById('bad-count').textContent") == "0"
+    # Each board's verification: this one has no key registered, so its records are the
+    # relay's word, and the page says so.
+    row = driver.execute_script(
+        "const li = document.querySelector('#verification li');"
+        "return li && [li.dataset.board, li.dataset.verified, li.textContent,"
+        " document.getElementById('unproven-count').textContent];"
+    )
+    assert row[:2] == [BOARD, "unverified"] and "unverified" in row[2] and row[3] == "1"

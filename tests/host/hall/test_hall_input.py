@@ -490,169 +490,156 @@ def status_of(url) -> dict:
     return get(url + "api/status", auth=ARBITER)[1]
 
 
-def test_retained_malformed_states_leave_every_page_working_across_a_restart(tmp_path):
+def test_retained_malformed_states_leave_every_page_working_across_a_restart(tmp_path, started):
     recs = go_records(tmp_path)
-    broker = broker_or_skip(tmp_path / "broker")
+    broker = started(broker_or_skip(tmp_path / "broker"), "stop")
     from tests.host.hall.test_hall_public import PublicMqtt
 
-    relay = RelayClient(broker.port)
-    public_mqtt = PublicMqtt(broker.port)  # the broker's user public: the hall's copy
+    relay = started(RelayClient(broker.port))
+    public_mqtt = started(PublicMqtt(broker.port))  # the broker's user public: the hall's copy
     delay = ("--delay", str(DELAY_S))
     hall, url = start_hall(tmp_path, broker.port, *delay)
-    try:
-        # One good board, then a retained bad snapshot on each of many others, from relay
-        # r1's credentials on its own topics (what the broker lets it write).
-        relay.state(BOARD, 1, 0, state_body(recs, 0))
-        for seq in range(3):
-            relay.event(BOARD, 1, seq, recs[seq])
-        bad = {"B-%d" % k: p for k, p in enumerate(BAD_STATES.values())}
-        for board, payload in bad.items():
-            payload = payload.replace(BOARD.encode(), board.encode())
-            relay.c.publish(topic(board, F.STATE), payload, qos=1, retain=True)
-        nine = state(body(size="nine"), board="B-0")  # the issue's: last, retained
-        relay.c.publish(topic("B-0", F.STATE), nine, 1, True).wait_for_publish(10)
-        wait_for(
-            lambda: status_of(url)["bad"]["kinds"].get("state", 0) == len(bad) + 1,
-            say="the bad snapshots counted",
-        )
-        last = status_of(url)["bad"]["last"]["state"]  # the issue's, the last one
-        assert last.startswith("B-0 state:") and "size 'nine' is not a size of go9" in last
+    started(hall, stop_hall)
+    # One good board, then a retained bad snapshot on each of many others, from relay
+    # r1's credentials on its own topics (what the broker lets it write).
+    relay.state(BOARD, 1, 0, state_body(recs, 0))
+    for seq in range(3):
+        relay.event(BOARD, 1, seq, recs[seq])
+    bad = {"B-%d" % k: p for k, p in enumerate(BAD_STATES.values())}
+    for board, payload in bad.items():
+        payload = payload.replace(BOARD.encode(), board.encode())
+        relay.c.publish(topic(board, F.STATE), payload, qos=1, retain=True)
+    nine = state(body(size="nine"), board="B-0")  # the issue's: last, retained
+    relay.c.publish(topic("B-0", F.STATE), nine, 1, True).wait_for_publish(10)
+    wait_for(
+        lambda: status_of(url)["bad"]["kinds"].get("state", 0) == len(bad) + 1,
+        say="the bad snapshots counted",
+    )
+    last = status_of(url)["bad"]["last"]["state"]  # the issue's, the last one
+    assert last.startswith("B-0 state:") and "size 'nine' is not a size of go9" in last
 
-        def public_records():
-            return get(url + "api/boards/%s" % BOARD)[1].get("records")
+    def public_records():
+        return get(url + "api/boards/%s" % BOARD)[1].get("records")
 
-        wait_for(lambda: public_records() == 3, DELAY_S + 20, say="the public records")
-        public, live = all_pages_work(url)
-        for snap in (public, live):
-            assert [b["id"] for b in snap["boards"]] == [BOARD]  # none of the bad ones
-        # The public copy on the broker: the good board's messages, none of the bad.
-        wait_for(
-            lambda: len([t for _, t, _ in public_mqtt.got if "/events/" in t]) == 3,
-            say="the good records on the public copy",
-        )
-        boards = {F.parse_topic(t.replace("/_public", ""))[1] for _, t, _ in public_mqtt.got}
-        assert boards == {BOARD, F.RELAY}
-        stop_hall(hall)
-        assert "Traceback" not in (tmp_path / "hall.log").read_text()
+    wait_for(lambda: public_records() == 3, DELAY_S + 20, say="the public records")
+    public, live = all_pages_work(url)
+    for snap in (public, live):
+        assert [b["id"] for b in snap["boards"]] == [BOARD]  # none of the bad ones
+    # The public copy on the broker: the good board's messages, none of the bad.
+    wait_for(
+        lambda: len([t for _, t, _ in public_mqtt.got if "/events/" in t]) == 3,
+        say="the good records on the public copy",
+    )
+    boards = {F.parse_topic(t.replace("/_public", ""))[1] for _, t, _ in public_mqtt.got}
+    assert boards == {BOARD, F.RELAY}
+    stop_hall(hall)
+    assert "Traceback" not in (tmp_path / "hall.log").read_text()
 
-        # The broker keeps the bad snapshots: a restarted hall gets them all again.
-        hall, url = start_hall(tmp_path, broker.port, *delay)
-        status = wait_for(
-            lambda: (lambda s: s if s["bad"]["kinds"].get("state", 0) >= len(bad) else None)(
-                status_of(url)
-            ),
-            say="the retained bad snapshots counted again",
-        )
-        wait_for(lambda: public_records() == 3, DELAY_S + 20, say="the public records again")
-        time.sleep(DELAY_S)  # what the public view was given (none of the bad) is in it
-        public, live = all_pages_work(url)
-        for snap in (public, live):
-            assert [b["id"] for b in snap["boards"]] == [BOARD]
-        for prefix, auth in (("api/", None), ("api/live/", ARBITER)):
-            assert [b["id"] for b in get(url + prefix + "boards", auth=auth)[1]] == [BOARD]
-            assert get(url + prefix + "boards/%s" % BOARD, auth=auth)[1]["records"] == 3
-            assert get(url + prefix + "boards/B-0", auth=auth)[0] == 404
-        # Counted once (the door is before both views), against the relay and each board.
-        status = status_of(url)
-        assert status["bad"]["kinds"] == {"state": len(bad)}
-        by = status["bad"]["by"]
-        assert by["relay r1"] == len(bad) and by["board B-0"] == 1
-        assert all(k == "relay r1" or k.startswith("board B-") for k in by)
-        assert status["bad"]["last"]["state"].startswith("B-")  # the last one's words
-        assert live["bad"]["total"] == status["bad"]["total"]
-        log = (tmp_path / "hall.log").read_text()
-        assert log.count("bad state message") == 2  # once a minute: once per run
-        assert "Traceback" not in log
+    # The broker keeps the bad snapshots: a restarted hall gets them all again.
+    hall, url = start_hall(tmp_path, broker.port, *delay)
+    started(hall, stop_hall)
+    status = wait_for(
+        lambda: (lambda s: s if s["bad"]["kinds"].get("state", 0) >= len(bad) else None)(
+            status_of(url)
+        ),
+        say="the retained bad snapshots counted again",
+    )
+    wait_for(lambda: public_records() == 3, DELAY_S + 20, say="the public records again")
+    time.sleep(DELAY_S)  # what the public view was given (none of the bad) is in it
+    public, live = all_pages_work(url)
+    for snap in (public, live):
+        assert [b["id"] for b in snap["boards"]] == [BOARD]
+    for prefix, auth in (("api/", None), ("api/live/", ARBITER)):
+        assert [b["id"] for b in get(url + prefix + "boards", auth=auth)[1]] == [BOARD]
+        assert get(url + prefix + "boards/%s" % BOARD, auth=auth)[1]["records"] == 3
+        assert get(url + prefix + "boards/B-0", auth=auth)[0] == 404
+    # Counted once (the door is before both views), against the relay and each board.
+    status = status_of(url)
+    assert status["bad"]["kinds"] == {"state": len(bad)}
+    by = status["bad"]["by"]
+    assert by["relay r1"] == len(bad) and by["board B-0"] == 1
+    assert all(k == "relay r1" or k.startswith("board B-") for k in by)
+    assert status["bad"]["last"]["state"].startswith("B-")  # the last one's words
+    assert live["bad"]["total"] == status["bad"]["total"]
+    log = (tmp_path / "hall.log").read_text()
+    assert log.count("bad state message") == 2  # once a minute: once per run
+    assert "Traceback" not in log
 
-        # The arbiter's page, signed in, in a real browser: the refusals and whence.
-        from tests.host.hall.test_hall_browser import (
-            browser_or_skip,
-            open_page,
-            sign_in,
-            wait_page,
-        )
+    # The arbiter's page, signed in, in a real browser: the refusals and whence.
+    from tests.host.hall.test_hall_browser import (
+        browser_or_skip,
+        open_page,
+        sign_in,
+        wait_page,
+    )
 
-        driver = browser_or_skip(tmp_path)
-        try:
-            open_page(driver, url)  # the public page: its one good board
-            got = driver.execute_script(
-                "return [...document.querySelectorAll('.table-card')].map(e => e.dataset.board)"
-            )
-            assert got == [BOARD]
-            sign_in(driver, url)
-            open_page(driver, url + "arbiter")
-            shown, _ = wait_page(
-                lambda: driver.execute_script(
-                    "const k = document.querySelector('#bad li[data-kind=state]');"
-                    "const b = document.querySelector('#bad-by li[data-from=\"board B-0\"]');"
-                    "return k && b ? [k.textContent, b.textContent,"
-                    " document.getElementById('bad-count').textContent,"
-                    " document.getElementById('kept').textContent] : null;"
-                ),
-                say="the refusals on the arbiter's page",
-            )
-            assert shown[0].startswith("state: %d B-" % len(bad))
-            assert shown[1] == "board B-0: 1" and shown[2] == str(len(bad))
-            assert shown[3].startswith("kept: 1 boards")
-        finally:
-            driver.quit()
-    finally:
-        stop_hall(hall)
-        public_mqtt.close()
-        relay.close()
-        broker.stop()
+    driver = started(browser_or_skip(tmp_path), "quit")
+    open_page(driver, url)  # the public page: its one good board
+    got = driver.execute_script(
+        "return [...document.querySelectorAll('.table-card')].map(e => e.dataset.board)"
+    )
+    assert got == [BOARD]
+    sign_in(driver, url)
+    open_page(driver, url + "arbiter")
+    shown, _ = wait_page(
+        lambda: driver.execute_script(
+            "const k = document.querySelector('#bad li[data-kind=state]');"
+            "const b = document.querySelector('#bad-by li[data-from=\"board B-0\"]');"
+            "return k && b ? [k.textContent, b.textContent,"
+            " document.getElementById('bad-count').textContent,"
+            " document.getElementById('kept').textContent] : null;"
+        ),
+        say="the refusals on the arbiter's page",
+    )
+    assert shown[0].startswith("state: %d B-" % len(bad))
+    assert shown[1] == "board B-0: 1" and shown[2] == str(len(bad))
+    assert shown[3].startswith("kept: 1 boards")
 
 
-def test_a_flood_of_forged_headers_is_bounded(tmp_path):
-    broker = broker_or_skip(tmp_path / "broker")
-    relay = RelayClient(broker.port)
+def test_a_flood_of_forged_headers_is_bounded(tmp_path, started):
+    broker = started(broker_or_skip(tmp_path / "broker"), "stop")
+    relay = started(RelayClient(broker.port))
     hall, url = start_hall(tmp_path, broker.port)
-    try:
-        lim = status_of(url)["bad"]["limits"]
-        boards, games = lim["unknown_per_relay"] + 44, 8
-        many = lim["games_per_board"] + 36
-        sent = []
-        for k in range(boards):
-            for game in range(1, games + 1):
-                sent.append(("F-%03d" % k, game))
-        sent += [("F-000", game) for game in range(games + 1, many + 1)]
-        infos = [relay.c.publish(topic(b, F.EVENTS), header(b, g), qos=1) for b, g in sent]
-        for info in infos:
-            info.wait_for_publish(30)
-        # Every message taken or refused: the hall's counts add up to what was sent.
-        wait_for(
-            lambda: (
-                lambda s: (
-                    s["bad"]["kept"]["games"] + s["bad"]["kinds"].get("bound", 0) == len(sent)
-                )
-            )(status_of(url)),
-            timeout=120,
-            say="every forged header taken or refused",
-        )
-        status = status_of(url)
-        kept = status["bad"]["kept"]
-        # Relay r1's share of boards not paired: the one its status claims, and the forged.
-        share = lim["unknown_per_relay"]
-        assert kept["unpaired"] == share <= lim["unknown_boards"]
-        assert kept["games"] == (share - 1) * games + lim["games_per_board"] - games
-        assert status["bad"]["kinds"]["bound"] == len(sent) - kept["games"] > 0
-        assert status["bad"]["by"]["board F-000"] == many - lim["games_per_board"]
-        assert status["bad"]["by"]["relay r1"] == len(sent) - kept["games"]
-        feed = tmp_path / "feed"
-        wait_for(
-            lambda: len([p for p in feed.rglob("*.sgf")]) == kept["games"],
-            timeout=60,
-            say="the SGFs written",
-        )
-        files = [p for p in feed.rglob("*") if p.is_file()]
-        assert len(files) == 2 * kept["games"] <= 2 * lim["games"]
-        assert len([p for p in feed.iterdir() if p.is_dir()]) == share - 1
-        assert len(get(url + "api/games", json_out=False)[1]) < 2 * 2**20
-        all_pages_work(url)
-    finally:
-        stop_hall(hall)
-        relay.close()
-        broker.stop()
+    started(hall, stop_hall)
+    lim = status_of(url)["bad"]["limits"]
+    boards, games = lim["unknown_per_relay"] + 44, 8
+    many = lim["games_per_board"] + 36
+    sent = []
+    for k in range(boards):
+        for game in range(1, games + 1):
+            sent.append(("F-%03d" % k, game))
+    sent += [("F-000", game) for game in range(games + 1, many + 1)]
+    infos = [relay.c.publish(topic(b, F.EVENTS), header(b, g), qos=1) for b, g in sent]
+    for info in infos:
+        info.wait_for_publish(30)
+    # Every message taken or refused: the hall's counts add up to what was sent.
+    wait_for(
+        lambda: (
+            lambda s: s["bad"]["kept"]["games"] + s["bad"]["kinds"].get("bound", 0) == len(sent)
+        )(status_of(url)),
+        timeout=120,
+        say="every forged header taken or refused",
+    )
+    status = status_of(url)
+    kept = status["bad"]["kept"]
+    # Relay r1's share of boards not paired: the one its status claims, and the forged.
+    share = lim["unknown_per_relay"]
+    assert kept["unpaired"] == share <= lim["unknown_boards"]
+    assert kept["games"] == (share - 1) * games + lim["games_per_board"] - games
+    assert status["bad"]["kinds"]["bound"] == len(sent) - kept["games"] > 0
+    assert status["bad"]["by"]["board F-000"] == many - lim["games_per_board"]
+    assert status["bad"]["by"]["relay r1"] == len(sent) - kept["games"]
+    feed = tmp_path / "feed"
+    wait_for(
+        lambda: len([p for p in feed.rglob("*.sgf")]) == kept["games"],
+        timeout=60,
+        say="the SGFs written",
+    )
+    files = [p for p in feed.rglob("*") if p.is_file()]
+    assert len(files) == 2 * kept["games"] <= 2 * lim["games"]
+    assert len([p for p in feed.iterdir() if p.is_dir()]) == share - 1
+    assert len(get(url + "api/games", json_out=False)[1]) < 2 * 2**20
+    all_pages_work(url)
 
 
 def test_limits_are_plain_numbers():

@@ -20,7 +20,6 @@ from firmware.store import records as R
 from host_tools.hall import feed as F
 from host_tools.hall import proof as P
 from host_tools.records import export as X
-from tests.host.hall import test_relay as TR
 from tests.host.hall.test_hall import ARBITER, get, start_hall, stop_hall
 from tests.host.hall.test_hall_browser import feed_sgf
 from tests.host.hall.test_relay import (
@@ -34,9 +33,6 @@ from tests.host.hall.test_relay import (
     setup_board,
     until,
 )
-
-env = TR.env  # this test's folders
-broker = TR.broker  # Mosquitto on a free port, users relay-r1, relay-r2, relay-inproc
 
 
 def _game(url, board, game=1):
@@ -86,154 +82,142 @@ def _everything_shown(url, board):
 
 
 @pytest.mark.slow(10)
-def test_forged_replayed_reordered_dropped_records_never_reach_the_hall(tmp_path, env, broker):
+def test_forged_replayed_reordered_dropped_records_never_reach_the_hall(
+    tmp_path, env, broker, started
+):
     from host_tools.records import verify as V
 
-    vb = VBoard(tmp_path / "flash", seed=3)
-    relay = hall = None
-    try:
-        setup_board(vb)
-        pair_board(vb)  # the key, kept on this PC (TENGEN_CONFIG_DIR)
-        said = _hall_keys(tmp_path, env, "--board", "%s=r1" % vb.board_id)
-        assert "%s: relay r1, key registered" % vb.board_id in said
-        assert oct((tmp_path / "boards.csv").stat().st_mode & 0o777) == "0o600"
-        hall, url = start_hall(
-            tmp_path, broker.port, "--boards", str(tmp_path / "boards.csv"), hall=HALL
-        )
-        vb.do("key pause")
-        vb.play(OPENING[:4])  # even: finish() passes Black first
-        data, mac = _live_bytes(vb)  # what the forger reads off the board's USB, MAC included
-        real = R.scan(data)
-        recs = [r for _, _, r in real]
-        ends = [e for _, e, _ in real]
-        k = next(i for i, r in enumerate(recs) if r[0] == R.MOVE)  # the first move
-        moved = recs[k][:3] + (recs[k][3] + 1,) + recs[k][4:]
-        t, body = R.encode(moved)
-        moved_raw = bytes(R.frame(t, body, data[ends[k - 1] - 4 : ends[k - 1]]))
+    vb = started(VBoard(tmp_path / "flash", seed=3))
+    setup_board(vb)
+    pair_board(vb)  # the key, kept on this PC (TENGEN_CONFIG_DIR)
+    said = _hall_keys(tmp_path, env, "--board", "%s=r1" % vb.board_id)
+    assert "%s: relay r1, key registered" % vb.board_id in said
+    assert oct((tmp_path / "boards.csv").stat().st_mode & 0o777) == "0o600"
+    hall, url = start_hall(
+        tmp_path, broker.port, "--boards", str(tmp_path / "boards.csv"), hall=HALL
+    )
+    started(hall, stop_hall)
+    vb.do("key pause")
+    vb.play(OPENING[:4])  # even: finish() passes Black first
+    data, mac = _live_bytes(vb)  # what the forger reads off the board's USB, MAC included
+    real = R.scan(data)
+    recs = [r for _, _, r in real]
+    ends = [e for _, e, _ in real]
+    k = next(i for i, r in enumerate(recs) if r[0] == R.MOVE)  # the first move
+    moved = recs[k][:3] + (recs[k][3] + 1,) + recs[k][4:]
+    t, body = R.encode(moved)
+    moved_raw = bytes(R.frame(t, body, data[ends[k - 1] - 4 : ends[k - 1]]))
 
-        def raw(s):
-            return data[ends[s - 1] if s else 0 : ends[s]]
+    def raw(s):
+        return data[ends[s - 1] if s else 0 : ends[s]]
 
-        # The forger holds r1's password and publishes ahead of the board's relay.
-        r1 = F.relay_user("r1")
-        to = F.topic(HALL, vb.board_id, F.EVENTS, "r1")
-        honest = [(s, recs[s], raw(s), None) for s in range(k)]
-        attacks = [
-            [(k, moved, raw(k), V.mac(bytes(32), data[: ends[k]]))],  # the JSON moved
-            [(k, moved, moved_raw, V.mac(bytes(32), data[: ends[k - 1]] + moved_raw))],
-            [(k, moved, moved_raw, mac)],  # the move moved, the board's MAC kept
-            [(k, recs[k], raw(k), V.mac(bytes(32), data[: ends[k]]))],  # another key's MAC
-            [(k + 1, recs[k], raw(k), None), (k, recs[k + 1], raw(k + 1), mac)],  # reordered
-            [(k, recs[k + 1], raw(k + 1), mac)],  # record k dropped
-            [(k, moved, None, None)],  # the old format: no bytes, no MAC
-        ]
-        for events in attacks:  # each after the honest records before it (still unproven)
-            for seq, rec, rw, m in honest + events:
-                payload = F.event_payload(vb.board_id, 1, seq, rec, 1, rw, m)
-                publish(broker, to, payload, user=r1)
-        # Relay r2's credentials for r1's board: the hall refuses them.
-        bogus = F.event_payload(vb.board_id, 1, 0, recs[0], 1, raw(0), mac)
-        publish(broker, F.topic(HALL, vb.board_id, F.EVENTS, "r2"), bogus, user="relay-r2")
-        until(
-            lambda: get(url + "api/status", auth=ARBITER)[1]["bad"].get("forged", 0) >= 6,
-            what="the forgeries counted",
-        )
-        status = get(url + "api/status", auth=ARBITER)[1]
-        assert status["bad"]["refused"] >= 1
-        assert _everything_shown(url, vb.board_id) == []  # no MAC covered the first records
-        assert get(url + "api/boards/" + vb.board_id)[0] in (200, 404)
-        assert get(url + "feed/%s/1.sgf" % vb.board_id, json_out=False)[0] == 404
+    # The forger holds r1's password and publishes ahead of the board's relay.
+    r1 = F.relay_user("r1")
+    to = F.topic(HALL, vb.board_id, F.EVENTS, "r1")
+    honest = [(s, recs[s], raw(s), None) for s in range(k)]
+    attacks = [
+        [(k, moved, raw(k), V.mac(bytes(32), data[: ends[k]]))],  # the JSON moved
+        [(k, moved, moved_raw, V.mac(bytes(32), data[: ends[k - 1]] + moved_raw))],
+        [(k, moved, moved_raw, mac)],  # the move moved, the board's MAC kept
+        [(k, recs[k], raw(k), V.mac(bytes(32), data[: ends[k]]))],  # another key's MAC
+        [(k + 1, recs[k], raw(k), None), (k, recs[k + 1], raw(k + 1), mac)],  # reordered
+        [(k, recs[k + 1], raw(k + 1), mac)],  # record k dropped
+        [(k, moved, None, None)],  # the old format: no bytes, no MAC
+    ]
+    for events in attacks:  # each after the honest records before it (still unproven)
+        for seq, rec, rw, m in honest + events:
+            payload = F.event_payload(vb.board_id, 1, seq, rec, 1, rw, m)
+            publish(broker, to, payload, user=r1)
+    # Relay r2's credentials for r1's board: the hall refuses them.
+    bogus = F.event_payload(vb.board_id, 1, 0, recs[0], 1, raw(0), mac)
+    publish(broker, F.topic(HALL, vb.board_id, F.EVENTS, "r2"), bogus, user="relay-r2")
+    until(
+        lambda: get(url + "api/status", auth=ARBITER)[1]["bad"].get("forged", 0) >= 6,
+        what="the forgeries counted",
+    )
+    status = get(url + "api/status", auth=ARBITER)[1]
+    assert status["bad"]["refused"] >= 1
+    assert _everything_shown(url, vb.board_id) == []  # no MAC covered the first records
+    assert get(url + "api/boards/" + vb.board_id)[0] in (200, 404)
+    assert get(url + "feed/%s/1.sgf" % vb.board_id, json_out=False)[0] == 404
 
-        relay = RelayProc(broker, env, ports=[vb.link], name="r1")
-        relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
-        until(lambda: len(_everything_shown(url, vb.board_id)) >= 2 * len(recs), what="real")
-        shown = _everything_shown(url, vb.board_id)
-        assert all(r["point"] != moved[3] for r in shown if r["type"] == "move" and r["ply"] == 1)
-        vb.finish()
-        until(
-            lambda: _game(url, vb.board_id).get("verified") == P.VERIFIED,
-            what="the game verified",
-        )
-        assert relay.stop() == 0
-        relay = None
+    relay = started(RelayProc(broker, env, ports=[vb.link], name="r1"))
+    relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
+    until(lambda: len(_everything_shown(url, vb.board_id)) >= 2 * len(recs), what="real")
+    shown = _everything_shown(url, vb.board_id)
+    assert all(r["point"] != moved[3] for r in shown if r["type"] == "move" and r["ply"] == 1)
+    vb.finish()
+    until(
+        lambda: _game(url, vb.board_id).get("verified") == P.VERIFIED,
+        what="the game verified",
+    )
+    assert relay.stop() == 0
 
-        r = subprocess.run(
-            [str(TENGEN), "sync", "--port", vb.link, "--dest", str(tmp_path / "home"), "--json"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-        )
-        assert r.returncode == 0, (r.stdout, r.stderr)
-        synced = next((tmp_path / "home" / vb.board_id).glob("*_000001.sgf")).read_bytes()
-        until(lambda: feed_sgf(url, vb.board_id, 1) == synced, what="the feed is the board's")
-        game = _game(url, vb.board_id)
-        assert game["records"][k]["rec"]["point"] == recs[k][3]
-        status = get(url + "api/status", auth=ARBITER)[1]
-        assert status["bad"]["replaced"] == 0  # no forged record ever got in to be replaced
-        index = get(url + "feed/?json")[1]["games"]
-        entry = next(e for e in index if e["board"] == vb.board_id and e["game"] == 1)
-        assert entry["verified"] == P.VERIFIED
-        kept = tmp_path / "feed" / vb.board_id
-        assert (kept / "1.proof").exists()
-        # The SGF on disk verifies alone with the board's key (tengen verify).
-        v = subprocess.run(
-            [str(TENGEN), "verify", str(kept / "1.sgf")],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-        )
-        assert v.returncode == 0, (v.stdout, v.stderr)
+    r = subprocess.run(
+        [str(TENGEN), "sync", "--port", vb.link, "--dest", str(tmp_path / "home"), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    synced = next((tmp_path / "home" / vb.board_id).glob("*_000001.sgf")).read_bytes()
+    until(lambda: feed_sgf(url, vb.board_id, 1) == synced, what="the feed is the board's")
+    game = _game(url, vb.board_id)
+    assert game["records"][k]["rec"]["point"] == recs[k][3]
+    status = get(url + "api/status", auth=ARBITER)[1]
+    assert status["bad"]["replaced"] == 0  # no forged record ever got in to be replaced
+    index = get(url + "feed/?json")[1]["games"]
+    entry = next(e for e in index if e["board"] == vb.board_id and e["game"] == 1)
+    assert entry["verified"] == P.VERIFIED
+    kept = tmp_path / "feed" / vb.board_id
+    assert (kept / "1.proof").exists()
+    # The SGF on disk verifies alone with the board's key (tengen verify).
+    v = subprocess.run(
+        [str(TENGEN), "verify", str(kept / "1.sgf")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert v.returncode == 0, (v.stdout, v.stderr)
 
-        # A restarted hall reads the verified game back as verified, the forgery gone.
-        stop_hall(hall)
-        hall, url = start_hall(
-            tmp_path, broker.port, "--boards", str(tmp_path / "boards.csv"), hall=HALL
-        )
-        until(lambda: _game(url, vb.board_id).get("verified") == P.VERIFIED, what="again")
-        assert feed_sgf(url, vb.board_id, 1) == synced
-    finally:
-        if relay is not None:
-            relay.kill()
-        if hall is not None:
-            stop_hall(hall)
-        vb.close()
+    # A restarted hall reads the verified game back as verified, the forgery gone.
+    stop_hall(hall)
+    hall, url = start_hall(
+        tmp_path, broker.port, "--boards", str(tmp_path / "boards.csv"), hall=HALL
+    )
+    started(hall, stop_hall)
+    until(lambda: _game(url, vb.board_id).get("verified") == P.VERIFIED, what="again")
+    assert feed_sgf(url, vb.board_id, 1) == synced
 
 
 @pytest.mark.slow(6)
-def test_a_board_without_a_key_is_shown_unverified(tmp_path, env, broker):
-    vb = VBoard(tmp_path / "flash", seed=4)
-    relay = hall = None
-    try:
-        setup_board(vb)
-        _hall_keys(tmp_path, env, "--board", "%s=r1" % vb.board_id, "--no-key")
-        hall, url = start_hall(
-            tmp_path, broker.port, "--boards", str(tmp_path / "boards.csv"), hall=HALL
-        )
-        relay = RelayProc(broker, env, ports=[vb.link], name="r1")
-        relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
-        vb.do("key pause")
-        vb.play(OPENING[:2])
-        vb.finish()
-        until(
-            lambda: any(
-                r["rec"]["type"] == "result" for r in _game(url, vb.board_id).get("records", [])
-            ),
-            what="the result at the hall",
-        )
-        assert _game(url, vb.board_id)["verified"] == P.UNVERIFIED
-        board = get(url + "api/boards/" + vb.board_id)[1]
-        assert board["verified"] == P.UNVERIFIED
-        until(lambda: get(url + "feed/?json")[1]["games"], what="the feed's index")
-        index = get(url + "feed/?json")[1]["games"]
-        assert [e["verified"] for e in index if e["board"] == vb.board_id] == [P.UNVERIFIED]
-    finally:
-        if relay is not None:
-            relay.kill()
-        if hall is not None:
-            stop_hall(hall)
-        vb.close()
+def test_a_board_without_a_key_is_shown_unverified(tmp_path, env, broker, started):
+    vb = started(VBoard(tmp_path / "flash", seed=4))
+    setup_board(vb)
+    _hall_keys(tmp_path, env, "--board", "%s=r1" % vb.board_id, "--no-key")
+    hall, url = start_hall(
+        tmp_path, broker.port, "--boards", str(tmp_path / "boards.csv"), hall=HALL
+    )
+    started(hall, stop_hall)
+    relay = started(RelayProc(broker, env, ports=[vb.link], name="r1"))
+    relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
+    vb.do("key pause")
+    vb.play(OPENING[:2])
+    vb.finish()
+    until(
+        lambda: any(
+            r["rec"]["type"] == "result" for r in _game(url, vb.board_id).get("records", [])
+        ),
+        what="the result at the hall",
+    )
+    assert _game(url, vb.board_id)["verified"] == P.UNVERIFIED
+    board = get(url + "api/boards/" + vb.board_id)[1]
+    assert board["verified"] == P.UNVERIFIED
+    until(lambda: get(url + "feed/?json")[1]["games"], what="the feed's index")
+    index = get(url + "feed/?json")[1]["games"]
+    assert [e["verified"] for e in index if e["board"] == vb.board_id] == [P.UNVERIFIED]
 
 
 def test_the_register_and_the_cli_refuse_what_is_not_a_board(tmp_path, env):

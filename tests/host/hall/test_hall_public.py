@@ -117,111 +117,102 @@ class WsWatcher:
 
 
 @pytest.mark.slow(7)
-def test_every_public_surface_is_exactly_the_delay_behind(tmp_path):
+def test_every_public_surface_is_exactly_the_delay_behind(tmp_path, started):
     recs = go_records(tmp_path)
-    broker = broker_or_skip(tmp_path / "broker")
-    relay = RelayClient(broker.port)
-    hall = public = ws = live_ws = None
-    try:
-        hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
-        public = PublicMqtt(broker.port)
-        ws = WsWatcher(url)
-        live_ws = WsWatcher(url, "ws?live=1", basic(ARBITER))
-        # The game begins: its header and the snapshot before the first move, once public.
-        relay.state(BOARD, 1, 0, state_body(recs, 0))
-        relay.event(BOARD, 1, 0, recs[0])
-        wait_for(lambda: get(url + "api/games/%s/1" % BOARD)[0] == 200, WAIT_S, say="the header")
-        before = get(url + "api/boards/%s" % BOARD)[1]
-        assert before["ply"] == 0 and before["clocks"] == state_body(recs, 0)["clock"]["clocks"]
-        move = recs[1]
+    broker = started(broker_or_skip(tmp_path / "broker"), "stop")
+    relay = started(RelayClient(broker.port))
+    hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
+    started(hall, stop_hall)
+    public = started(PublicMqtt(broker.port))
+    ws = started(WsWatcher(url))
+    live_ws = started(WsWatcher(url, "ws?live=1", basic(ARBITER)))
+    # The game begins: its header and the snapshot before the first move, once public.
+    relay.state(BOARD, 1, 0, state_body(recs, 0))
+    relay.event(BOARD, 1, 0, recs[0])
+    wait_for(lambda: get(url + "api/games/%s/1" % BOARD)[0] == 200, WAIT_S, say="the header")
+    before = get(url + "api/boards/%s" % BOARD)[1]
+    assert before["ply"] == 0 and before["clocks"] == state_body(recs, 0)["clock"]["clocks"]
+    move = recs[1]
 
-        t0 = time.monotonic()
-        relay.event(BOARD, 1, 1, move)
-        relay.state(BOARD, 1, 1, state_body(recs, 1))
-        seen: dict[str, float] = {}
-        public_then = None  # the public surfaces at the moment the live view has the move
-        end = time.monotonic() + DELAY_S + WAIT_S
-        while len(seen) < 8 and time.monotonic() < end:
-            now = time.monotonic()
-            b = get(url + "api/boards/%s" % BOARD)[1]
-            # The public's clocks are the clocks as they were: the old ones, or the move's.
-            assert (b["ply"], b["clocks"]) in (
-                (0, before["clocks"]),
-                (1, list(move[5])),
-            ), b
-            board = [x for x in get(url + "api/boards")[1] if x["id"] == BOARD][0]
-            game = get(url + "api/games")[1][0]
-            records = get(url + "api/games/%s/1" % BOARD)[1]["records"]
-            index = get(url + "feed/?json")[1]["games"][0]
-            shown = {
-                "feed/?json": index["moves"] == 1,
-                "api/boards": board["ply"] == 1,
-                "api/boards/B": len(b["moves"]) == 1,
-                "api/games": game["moves"] == 1,
-                "api/games/B/1": len(records) == 2,
-            }
-            for k, v in shown.items():
-                if v:
-                    seen.setdefault(k, now)
-            t = ws.record_seen(1)
-            if t is not None:
-                seen.setdefault("ws", t)
-            t = next((t for t, _, ev in public.events() if ev["seq"] == 1), None)
-            if t is not None:
-                seen.setdefault("mqtt public", t)
-            if "live" not in seen:
-                live = get(url + "api/live/boards/%s" % BOARD, auth=ARBITER)[1]
-                if live["ply"] == 1 and live_ws.record_seen(1) is not None:
-                    seen["live"] = now
-                    public_then = dict(shown, ws=ws.record_seen(1), mqtt=public.events()[1:])
-            time.sleep(0.1)
-        assert set(seen) == {
-            "feed/?json",
-            "api/boards",
-            "api/boards/B",
-            "api/games",
-            "api/games/B/1",
-            "ws",
-            "mqtt public",
-            "live",
-        }, seen
-        print({k: round(v - t0, 3) for k, v in seen.items()})
-        # The live view (signed in) had it while no public surface did...
-        assert public_then == {
-            "feed/?json": False,
-            "api/boards": False,
-            "api/boards/B": False,
-            "api/games": False,
-            "api/games/B/1": False,
-            "ws": None,
-            "mqtt": [],
+    t0 = time.monotonic()
+    relay.event(BOARD, 1, 1, move)
+    relay.state(BOARD, 1, 1, state_body(recs, 1))
+    seen: dict[str, float] = {}
+    public_then = None  # the public surfaces at the moment the live view has the move
+    end = time.monotonic() + DELAY_S + WAIT_S
+    while len(seen) < 8 and time.monotonic() < end:
+        now = time.monotonic()
+        b = get(url + "api/boards/%s" % BOARD)[1]
+        # The public's clocks are the clocks as they were: the old ones, or the move's.
+        assert (b["ply"], b["clocks"]) in (
+            (0, before["clocks"]),
+            (1, list(move[5])),
+        ), b
+        board = [x for x in get(url + "api/boards")[1] if x["id"] == BOARD][0]
+        game = get(url + "api/games")[1][0]
+        records = get(url + "api/games/%s/1" % BOARD)[1]["records"]
+        index = get(url + "feed/?json")[1]["games"][0]
+        shown = {
+            "feed/?json": index["moves"] == 1,
+            "api/boards": board["ply"] == 1,
+            "api/boards/B": len(b["moves"]) == 1,
+            "api/games": game["moves"] == 1,
+            "api/games/B/1": len(records) == 2,
         }
-        # ... and none showed it before the delay had passed since it was published.
-        for k, t in seen.items():
-            if k != "live":
-                assert t - t0 >= DELAY_S, (k, t - t0)
-        after = get(url + "api/boards/%s" % BOARD)[1]
-        assert after["clocks"] == list(move[5]) and after["moves"][0]["point"] == move[3]
-        # The public MQTT copy is the relay's own payloads, on the public topics only.
-        topics = {topic for _, topic, _ in public.got}
-        assert topics <= {
-            "tengen/%s/_public/%s/state/relay-r1" % (HALL, BOARD),
-            "tengen/%s/_public/%s/events/relay-r1" % (HALL, BOARD),
-            "tengen/%s/_public/_relay/relay-r1" % HALL,
-        }, topics
-        assert [ev["seq"] for _, _, ev in public.events()] == [0, 1]
-        # A public page's first message shows the past too, and nothing of the arbiter's.
-        first = ws.got[0][1]
-        assert first["type"] == "snapshot" and "bad" not in first and "relays" not in first
-        assert live_ws.got[0][1]["bad"]["total"] == 0
-    finally:
-        for c in (ws, live_ws, public):
-            if c is not None:
-                c.close()
-        if hall is not None:
-            stop_hall(hall)
-        relay.close()
-        broker.stop()
+        for k, v in shown.items():
+            if v:
+                seen.setdefault(k, now)
+        t = ws.record_seen(1)
+        if t is not None:
+            seen.setdefault("ws", t)
+        t = next((t for t, _, ev in public.events() if ev["seq"] == 1), None)
+        if t is not None:
+            seen.setdefault("mqtt public", t)
+        if "live" not in seen:
+            live = get(url + "api/live/boards/%s" % BOARD, auth=ARBITER)[1]
+            if live["ply"] == 1 and live_ws.record_seen(1) is not None:
+                seen["live"] = now
+                public_then = dict(shown, ws=ws.record_seen(1), mqtt=public.events()[1:])
+        time.sleep(0.1)
+    assert set(seen) == {
+        "feed/?json",
+        "api/boards",
+        "api/boards/B",
+        "api/games",
+        "api/games/B/1",
+        "ws",
+        "mqtt public",
+        "live",
+    }, seen
+    print({k: round(v - t0, 3) for k, v in seen.items()})
+    # The live view (signed in) had it while no public surface did...
+    assert public_then == {
+        "feed/?json": False,
+        "api/boards": False,
+        "api/boards/B": False,
+        "api/games": False,
+        "api/games/B/1": False,
+        "ws": None,
+        "mqtt": [],
+    }
+    # ... and none showed it before the delay had passed since it was published.
+    for k, t in seen.items():
+        if k != "live":
+            assert t - t0 >= DELAY_S, (k, t - t0)
+    after = get(url + "api/boards/%s" % BOARD)[1]
+    assert after["clocks"] == list(move[5]) and after["moves"][0]["point"] == move[3]
+    # The public MQTT copy is the relay's own payloads, on the public topics only.
+    topics = {topic for _, topic, _ in public.got}
+    assert topics <= {
+        "tengen/%s/_public/%s/state/relay-r1" % (HALL, BOARD),
+        "tengen/%s/_public/%s/events/relay-r1" % (HALL, BOARD),
+        "tengen/%s/_public/_relay/relay-r1" % HALL,
+    }, topics
+    assert [ev["seq"] for _, _, ev in public.events()] == [0, 1]
+    # A public page's first message shows the past too, and nothing of the arbiter's.
+    first = ws.got[0][1]
+    assert first["type"] == "snapshot" and "bad" not in first and "relays" not in first
+    assert live_ws.got[0][1]["bad"]["total"] == 0
 
 
 async def _login_checks(url):
@@ -315,64 +306,54 @@ def test_a_restarted_hall_shows_the_public_only_what_is_delay_old(tmp_path):
 
 
 @pytest.mark.slow(10)
-def test_across_a_restart_of_the_hall_the_public_stays_the_delay_behind(tmp_path):
+def test_across_a_restart_of_the_hall_the_public_stays_the_delay_behind(tmp_path, started):
     recs = go_records(tmp_path)
-    broker = broker_or_skip(tmp_path / "broker")
-    relay = RelayClient(broker.port)
-    public = PublicMqtt(broker.port)
-    hall = None
-    try:
-        hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
-        for seq in (0, 1):
-            relay.event(BOARD, 1, seq, recs[seq])
+    broker = started(broker_or_skip(tmp_path / "broker"), "stop")
+    relay = started(RelayClient(broker.port))
+    public = started(PublicMqtt(broker.port))
+    hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
+    started(hall, stop_hall)
+    for seq in (0, 1):
+        relay.event(BOARD, 1, seq, recs[seq])
 
-        def public_records():
-            status, body = get(url + "api/games/%s/1" % BOARD)
-            return len(body["records"]) if status == 200 else 0
+    def public_records():
+        status, body = get(url + "api/games/%s/1" % BOARD)
+        return len(body["records"]) if status == 200 else 0
 
-        wait_for(lambda: public_records() == 2, DELAY_S + WAIT_S, say="two public records")
-        stop_hall(hall)
-        time.sleep(DELAY_S)  # what the hall had is delay old by the time it is back
-        relay.event(BOARD, 1, 2, recs[2])  # queued by the broker for the hall's session
-        t0 = time.monotonic()
-        hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
-        assert public_records() == 2  # the old ones at once, the new one not yet
-        wait_for(lambda: public_records() == 3, DELAY_S + WAIT_S, say="the third record")
-        assert time.monotonic() - t0 >= DELAY_S
-        wait_for(
-            lambda: [ev["seq"] for _, _, ev in public.events()][-1:] == [2],
-            WAIT_S,
-            say="the third record on the public topics",
-        )
-        assert [ev["seq"] for _, _, ev in public.events()] in ([0, 1, 2], [0, 1, 0, 1, 2])
-    finally:
-        if hall is not None:
-            stop_hall(hall)
-        public.close()
-        relay.close()
-        broker.stop()
+    wait_for(lambda: public_records() == 2, DELAY_S + WAIT_S, say="two public records")
+    stop_hall(hall)
+    time.sleep(DELAY_S)  # what the hall had is delay old by the time it is back
+    relay.event(BOARD, 1, 2, recs[2])  # queued by the broker for the hall's session
+    t0 = time.monotonic()
+    hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
+    started(hall, stop_hall)
+    assert public_records() == 2  # the old ones at once, the new one not yet
+    wait_for(lambda: public_records() == 3, DELAY_S + WAIT_S, say="the third record")
+    assert time.monotonic() - t0 >= DELAY_S
+    wait_for(
+        lambda: [ev["seq"] for _, _, ev in public.events()][-1:] == [2],
+        WAIT_S,
+        say="the third record on the public topics",
+    )
+    assert [ev["seq"] for _, _, ev in public.events()] in ([0, 1, 2], [0, 1, 0, 1, 2])
 
 
-def test_the_arbiters_page_and_the_live_view_need_a_login(tmp_path):
-    broker = broker_or_skip(tmp_path / "broker")
-    hall = None
-    try:
-        hall, url = start_hall(tmp_path, broker.port)
-        asyncio.run(_login_checks(url))
-        # The public pages no longer lead to the arbiter's.
-        for page in ("", "table/" + BOARD):
-            status, body = get(url + page, json_out=False)
-            assert status == 200 and b"/arbiter" not in body
-        assert get(url + "api/boards")[0] == 200  # the public API asks nothing
-    finally:
-        if hall is not None:
-            stop_hall(hall)
-        broker.stop()
+def test_the_arbiters_page_and_the_live_view_need_a_login(tmp_path, started):
+    broker = started(broker_or_skip(tmp_path / "broker"), "stop")
+    hall, url = start_hall(tmp_path, broker.port)
+    started(hall, stop_hall)
+    asyncio.run(_login_checks(url))
+    # The public pages no longer lead to the arbiter's.
+    for page in ("", "table/" + BOARD):
+        status, body = get(url + page, json_out=False)
+        assert status == 200 and b"/arbiter" not in body
+    assert get(url + "api/boards")[0] == 200  # the public API asks nothing
+    stop_hall(hall)
     log = (tmp_path / "hall.log").read_text()
     assert "failed login" in log and ARBITER[1] not in log and WRONG not in log
 
 
-def test_users_are_added_with_tengen_hall_and_kept_hashed(tmp_path):
+def test_users_are_added_with_tengen_hall_and_kept_hashed(tmp_path, started):
     if not TENGEN.exists():
         pytest.skip("the tengen command is not installed (make venv)")
     users = tmp_path / "users"
@@ -396,60 +377,47 @@ def test_users_are_added_with_tengen_hall_and_kept_hashed(tmp_path):
     assert oct(os.stat(users).st_mode & 0o777) == "0o600"
     assert tengen("--add-user", "bad name", stdin="x\n").returncode == 2
     assert tengen("--add-user", "empty", stdin="\n").returncode == 2
-    broker = broker_or_skip(tmp_path / "broker")
-    hall = None
-    try:
-        hall, url = start_hall(
-            tmp_path, broker.port, "--users", str(users), auth=("chief", password)
-        )
-        assert get(url + "api/status", auth=("chief", password))[0] == 200
-        assert get(url + "api/status", auth=ARBITER)[0] == 401  # not in this file
-        # Removed while the hall runs: refused from then on.
-        assert tengen("--remove-user", "chief").returncode == 0
-        assert get(url + "api/status", auth=("chief", password))[0] == 401
-        assert tengen("--add-user", "chief", stdin=password + "\n").returncode == 0
-    finally:
-        if hall is not None:
-            stop_hall(hall)
-        broker.stop()
+    broker = started(broker_or_skip(tmp_path / "broker"), "stop")
+    hall, url = start_hall(tmp_path, broker.port, "--users", str(users), auth=("chief", password))
+    started(hall, stop_hall)
+    assert get(url + "api/status", auth=("chief", password))[0] == 200
+    assert get(url + "api/status", auth=ARBITER)[0] == 401  # not in this file
+    # Removed while the hall runs: refused from then on.
+    assert tengen("--remove-user", "chief").returncode == 0
+    assert get(url + "api/status", auth=("chief", password))[0] == 401
+    assert tengen("--add-user", "chief", stdin=password + "\n").returncode == 0
+    stop_hall(hall)
     assert tengen("--remove-user", "chief").returncode == 0
     assert "chief" not in users.read_text()
     assert tengen("--remove-user", "chief").returncode == 1
 
 
 @pytest.mark.slow(8)
-def test_the_public_page_in_chromium_is_the_delay_behind(tmp_path):
+def test_the_public_page_in_chromium_is_the_delay_behind(tmp_path, started):
     from tests.host.hall.test_hall_browser import browser_or_skip, card, open_page, wait_page
 
     recs = go_records(tmp_path)
-    broker = broker_or_skip(tmp_path / "broker")
-    driver = browser_or_skip(tmp_path)
-    relay = RelayClient(broker.port)
-    hall = None
-    try:
-        hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
-        relay.state(BOARD, 1, 0, state_body(recs, 0))
-        relay.event(BOARD, 1, 0, recs[0])
-        open_page(driver, url)
-        wait_page(lambda: card(driver, BOARD), WAIT_S, "the board's card")
-        assert card(driver, BOARD)["ply"] == 0
-        t0 = time.monotonic()
-        relay.event(BOARD, 1, 1, recs[1])
-        relay.state(BOARD, 1, 1, state_body(recs, 1))
-        c, _ = wait_page(
-            lambda: (c := card(driver, BOARD))["ply"] == 1 and c, DELAY_S + WAIT_S, "the move"
-        )
-        took = time.monotonic() - t0
-        print("publish -> public page: %.3f s (delay %g s)" % (took, DELAY_S))
-        assert took >= DELAY_S
-        # Without a login the arbiter's page is the login form.
-        driver.get(url + "arbiter")
-        wait_page(lambda: "/login" in driver.current_url, say="the login form")
-        assert driver.find_elements("id", "sign-in")
-        assert c["stones"] == 1
-    finally:
-        driver.quit()
-        if hall is not None:
-            stop_hall(hall)
-        relay.close()
-        broker.stop()
+    broker = started(broker_or_skip(tmp_path / "broker"), "stop")
+    driver = started(browser_or_skip(tmp_path), "quit")
+    relay = started(RelayClient(broker.port))
+    hall, url = start_hall(tmp_path, broker.port, "--delay", str(DELAY_S))
+    started(hall, stop_hall)
+    relay.state(BOARD, 1, 0, state_body(recs, 0))
+    relay.event(BOARD, 1, 0, recs[0])
+    open_page(driver, url)
+    wait_page(lambda: card(driver, BOARD), WAIT_S, "the board's card")
+    assert card(driver, BOARD)["ply"] == 0
+    t0 = time.monotonic()
+    relay.event(BOARD, 1, 1, recs[1])
+    relay.state(BOARD, 1, 1, state_body(recs, 1))
+    c, _ = wait_page(
+        lambda: (c := card(driver, BOARD))["ply"] == 1 and c, DELAY_S + WAIT_S, "the move"
+    )
+    took = time.monotonic() - t0
+    print("publish -> public page: %.3f s (delay %g s)" % (took, DELAY_S))
+    assert took >= DELAY_S
+    # Without a login the arbiter's page is the login form.
+    driver.get(url + "arbiter")
+    wait_page(lambda: "/login" in driver.current_url, say="the login form")
+    assert driver.find_elements("id", "sign-in")
+    assert c["stones"] == 1

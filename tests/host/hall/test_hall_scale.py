@@ -57,55 +57,51 @@ def _wait(cond, timeout=30, what="the condition"):
     raise AssertionError("%s: not within %d s" % (what, timeout))
 
 
-def test_a_stand_in_answers_as_a_board_and_syncs_home(tmp_path, env):
-    record = open(tmp_path / "presses.txt", "a")  # noqa: SIM115 - closed below
+def test_a_stand_in_answers_as_a_board_and_syncs_home(tmp_path, env, started):
+    record = started(open(tmp_path / "presses.txt", "a"))  # noqa: SIM115 - closed at the end
     (board,) = make_boards(tmp_path / "boards", 1, max_moves=6, record=record, max_games=1)
-    served = Served([board], pace=0.05)
-    try:
-        with Link(board.link) as link:
-            hello = link.request("hello")
-            assert hello["name"] == "tengen" and hello["board"] == "b000"
-            state = link.request("state")
-            assert state["ply"] == 0 and state["phase"] == "play"
-            assert link.request("watch")["watching"] is True
-            served.host.go()
-            _wait(lambda: board.app.match.result, what="the game's end")
-            events = []
-            _wait(
-                lambda: events.append(link.read_event(0.2)) or len(board_moves(events)) == 6,
-                what="six move events",
-            )
-            state = link.request("state")
-            assert state["ply"] == 6 and state["phase"] == "over"
-            assert state["result"].endswith("+R")
-            assert [e["ply"] for e in board_moves(events)] == [1, 2, 3, 4, 5, 6]
-            assert state["moves"] == [e["point"] for e in board_moves(events)]
-            (game,) = link.request("list")["games"]
-            assert game["no"] == 1 and game["finished"] and not game["acked"]
-            got = link.request("get", game=1, length=2048)
-            assert got["eof"] and got["size"] == game["size"] and len(got["hmac"]) == 64
-        record.flush()
-        pressed = (tmp_path / "presses.txt").read_text().split("\n")[:-1]
-        assert [ln.split()[:3] for ln in pressed] == [["b000", "1", str(p)] for p in range(1, 7)]
-
-        home = tmp_path / "home"
-        r = subprocess.run(
-            [str(TENGEN), "sync", "--port", board.link, "--dest", str(home)],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
+    served = started(Served([board], pace=0.05))
+    with Link(board.link) as link:
+        hello = link.request("hello")
+        assert hello["name"] == "tengen" and hello["board"] == "b000"
+        state = link.request("state")
+        assert state["ply"] == 0 and state["phase"] == "play"
+        assert link.request("watch")["watching"] is True
+        served.host.go()
+        _wait(lambda: board.app.match.result, what="the game's end")
+        events = []
+        _wait(
+            lambda: events.append(link.read_event(0.2)) or len(board_moves(events)) == 6,
+            what="six move events",
         )
-        assert r.returncode == 0, (r.stdout, r.stderr)
-        assert r.stdout.startswith("1 written, 1 acknowledged"), r.stdout
-        kept = sgf.Sgf_game.from_bytes(next((home / "b000").glob("*_000001.sgf")).read_bytes())
-        moves = [n.get_move() for n in kept.get_main_sequence()[1:] if n.get_move()[0]]
-        played = board.games(0)[:6]
-        assert moves == [(c.lower(), xy and (xy[1], xy[0])) for c, xy in played]  # (row, col)
-        assert kept.get_root().get("RE") == state["result"]
-    finally:
-        served.close()
-        record.close()
+        state = link.request("state")
+        assert state["ply"] == 6 and state["phase"] == "over"
+        assert state["result"].endswith("+R")
+        assert [e["ply"] for e in board_moves(events)] == [1, 2, 3, 4, 5, 6]
+        assert state["moves"] == [e["point"] for e in board_moves(events)]
+        (game,) = link.request("list")["games"]
+        assert game["no"] == 1 and game["finished"] and not game["acked"]
+        got = link.request("get", game=1, length=2048)
+        assert got["eof"] and got["size"] == game["size"] and len(got["hmac"]) == 64
+    record.flush()
+    pressed = (tmp_path / "presses.txt").read_text().split("\n")[:-1]
+    assert [ln.split()[:3] for ln in pressed] == [["b000", "1", str(p)] for p in range(1, 7)]
+
+    home = tmp_path / "home"
+    r = subprocess.run(
+        [str(TENGEN), "sync", "--port", board.link, "--dest", str(home)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert r.stdout.startswith("1 written, 1 acknowledged"), r.stdout
+    kept = sgf.Sgf_game.from_bytes(next((home / "b000").glob("*_000001.sgf")).read_bytes())
+    moves = [n.get_move() for n in kept.get_main_sequence()[1:] if n.get_move()[0]]
+    played = board.games(0)[:6]
+    assert moves == [(c.lower(), xy and (xy[1], xy[0])) for c, xy in played]  # (row, col)
+    assert kept.get_root().get("RE") == state["result"]
 
 
 def board_moves(events):
@@ -157,20 +153,16 @@ def test_a_public_move_sooner_than_the_delay_is_named():
     assert "sooner than the delay after the hall's receipt (first 10): b000/1/1 b001/1/1" in text
 
 
-def test_the_register_has_every_board_s_own_secret_and_relay(tmp_path):
-    boards = make_boards(tmp_path / "boards", 3, corpus=False)
-    try:
-        links = [(b.board, b.link) for b in boards]
-        reg = hall_scale.register(tmp_path / "boards", links, relays=2)
-        assert [reg[b]["relay"] for b in ("b000", "b001", "b002")] == ["r1", "r2", "r1"]
-        for b in boards:
-            assert reg[b.board]["key"] == b.server.secret and len(b.server.secret) == 32
-        assert len({r["key"] for r in reg.values()}) == 3  # a key per board
-        plain = hall_scale.register(tmp_path / "boards", links, relays=2, keys=False)
-        assert all(r["key"] is None for r in plain.values())
-    finally:
-        for b in boards:
-            b.close()
+def test_the_register_has_every_board_s_own_secret_and_relay(tmp_path, started):
+    boards = [started(b) for b in make_boards(tmp_path / "boards", 3, corpus=False)]
+    links = [(b.board, b.link) for b in boards]
+    reg = hall_scale.register(tmp_path / "boards", links, relays=2)
+    assert [reg[b]["relay"] for b in ("b000", "b001", "b002")] == ["r1", "r2", "r1"]
+    for b in boards:
+        assert reg[b.board]["key"] == b.server.secret and len(b.server.secret) == 32
+    assert len({r["key"] for r in reg.values()}) == 3  # a key per board
+    plain = hall_scale.register(tmp_path / "boards", links, relays=2, keys=False)
+    assert all(r["key"] is None for r in plain.values())
 
 
 def _components():

@@ -21,9 +21,9 @@ import pytest
 
 from firmware.store import records as R
 from host_tools.common import link as L
-from host_tools.common.link import RUNTIME_ENV, Link
+from host_tools.common.link import Link
 from host_tools.hall import feed as F
-from host_tools.hall.broker import Broker, BrokerError, mosquitto
+from host_tools.hall.broker import BrokerError, mosquitto
 from host_tools.records import export as X
 from host_tools.records import sync as S
 
@@ -74,21 +74,6 @@ def until(cond, timeout=WAIT, what="the condition"):
 
 
 # ---- the parts ----------------------------------------------------------------------------
-
-
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    """This test's runtime, config and data folders, here and in the commands it runs."""
-    for key, sub in ((RUNTIME_ENV, "run"), ("TENGEN_CONFIG_DIR", "config"), (S.DATA_ENV, "data")):
-        monkeypatch.setenv(key, str(tmp_path / sub))
-    return dict(os.environ)
-
-
-@pytest.fixture
-def broker(tmp_path):
-    b = Broker(tmp_path / "broker", HALL, relays=("r1", "r2", "inproc")).start()
-    yield b
-    b.stop()
 
 
 class VBoard:
@@ -304,6 +289,8 @@ class RelayProc:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
 
+    close = kill  # at a test's end (``started``): harmless after ``stop`` or ``kill``
+
 
 def in_process_relay(broker, ports, lines):
     from host_tools.hall.relay import Relay
@@ -360,182 +347,154 @@ def played(moves):
 
 
 @pytest.mark.slow(7)
-def test_a_game_reaches_the_hall_as_tengen_sync_brings_it_home(tmp_path, env, broker):
-    vb = VBoard(tmp_path / "flash")
-    consumer = Consumer(broker)
-    relay = None
+def test_a_game_reaches_the_hall_as_tengen_sync_brings_it_home(tmp_path, env, broker, started):
+    vb = started(VBoard(tmp_path / "flash"))
+    consumer = started(Consumer(broker))
+    setup_board(vb)
+    relay = started(RelayProc(broker, env, ports=[vb.link]))
+    relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
+    relay.wait_for("broker: connected")
+    vb.do("key pause")  # the game begins: its header
+    vb.play(OPENING[:4])
+    recs = until(
+        lambda: (
+            len(moves_of(consumer.records(vb.board_id, 1))) == 4
+            and consumer.records(vb.board_id, 1)
+        ),
+        what="4 moves at the hall",
+    )
+    assert recs[0][0] == R.HEADER and recs[0][1]["board_id"] == vb.board_id
+    assert moves_of(recs) == played(OPENING[:4])
+    for r in recs:
+        if r[0] == R.MOVE:
+            assert len(r[5]) == 4  # both clocks: main ms and units of each side
+    # The snapshot, retained: what a newcomer reads first.
+    snap = until(lambda: consumer.states.get(vb.board_id), what="a snapshot")
+    snap = until(
+        lambda: (s := consumer.states[vb.board_id])["state"]["ply"] == 4 and s,
+        what="the snapshot at move 4",
+    )
+    assert snap["online"] and snap["relay"] == "r1" and snap["game"] == 1
+    assert snap["seq"] == len(recs) - 1
+    assert snap["state"]["moves"] == [code(v) for v, _ in OPENING[:4]]
+    assert consumer.relays["r1"]["online"] and consumer.relays["r1"]["boards"] == [vb.board_id]
+    late = Consumer(broker, ask=False)  # a newcomer: the snapshot is kept for it
     try:
-        setup_board(vb)
-        relay = RelayProc(broker, env, ports=[vb.link])
-        relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
-        relay.wait_for("broker: connected")
-        vb.do("key pause")  # the game begins: its header
-        vb.play(OPENING[:4])
-        recs = until(
-            lambda: (
-                len(moves_of(consumer.records(vb.board_id, 1))) == 4
-                and consumer.records(vb.board_id, 1)
-            ),
-            what="4 moves at the hall",
-        )
-        assert recs[0][0] == R.HEADER and recs[0][1]["board_id"] == vb.board_id
-        assert moves_of(recs) == played(OPENING[:4])
-        for r in recs:
-            if r[0] == R.MOVE:
-                assert len(r[5]) == 4  # both clocks: main ms and units of each side
-        # The snapshot, retained: what a newcomer reads first.
-        snap = until(lambda: consumer.states.get(vb.board_id), what="a snapshot")
-        snap = until(
-            lambda: (s := consumer.states[vb.board_id])["state"]["ply"] == 4 and s,
-            what="the snapshot at move 4",
-        )
-        assert snap["online"] and snap["relay"] == "r1" and snap["game"] == 1
-        assert snap["seq"] == len(recs) - 1
-        assert snap["state"]["moves"] == [code(v) for v, _ in OPENING[:4]]
-        assert consumer.relays["r1"]["online"] and consumer.relays["r1"]["boards"] == [vb.board_id]
-        late = Consumer(broker, ask=False)  # a newcomer: the snapshot is kept for it
-        try:
-            until(lambda: late.states.get(vb.board_id), what="the retained snapshot")
-            assert late.states[vb.board_id]["state"]["moves"] == snap["state"]["moves"]
-        finally:
-            late.close()
-
-        vb.finish()
-        until(lambda: consumer.over(vb.board_id, 1), what="the result at the hall")
-        assert relay.stop() == 0
-        assert relay.saw("relay: stopped")
-        until(lambda: not consumer.relays["r1"]["online"], what="the relay's status offline")
-        until(lambda: not consumer.states[vb.board_id]["online"], what="the board offline")
-        assert_same_as_synced(consumer, vb.board_id, vb.link, tmp_path / "home", env)
-        assert consumer.counts["conflicts"] == 0 and consumer.counts["gaps"] == 0
-        print("journey: %s" % consumer.counts)
+        until(lambda: late.states.get(vb.board_id), what="the retained snapshot")
+        assert late.states[vb.board_id]["state"]["moves"] == snap["state"]["moves"]
     finally:
-        if relay is not None:
-            relay.kill()
-        consumer.close()
-        vb.close()
+        late.close()
+
+    vb.finish()
+    until(lambda: consumer.over(vb.board_id, 1), what="the result at the hall")
+    assert relay.stop() == 0
+    assert relay.saw("relay: stopped")
+    until(lambda: not consumer.relays["r1"]["online"], what="the relay's status offline")
+    until(lambda: not consumer.states[vb.board_id]["online"], what="the board offline")
+    assert_same_as_synced(consumer, vb.board_id, vb.link, tmp_path / "home", env)
+    assert consumer.counts["conflicts"] == 0 and consumer.counts["gaps"] == 0
+    print("journey: %s" % consumer.counts)
 
 
 @pytest.mark.slow(19)
-def test_broker_and_relay_killed_mid_game_nothing_lost(tmp_path, env, broker):
-    vb = VBoard(tmp_path / "flash")
-    consumer = Consumer(broker)
-    relay = None
-    try:
-        setup_board(vb)
-        relay = RelayProc(broker, env)  # no --port: found in this test's runtime folder
-        relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
-        time.sleep(1.2)  # the broker's autosave (every 1 s) has the consumer's session
-        vb.do("key pause")
-        vb.play(OPENING[:2])
-        until(lambda: len(consumer.records(vb.board_id, 1)) >= 3, what="the first moves")
-        broker.kill()  # at once: what it had not saved yet (a second's worth) is lost
-        vb.play(OPENING[2:4])  # played while the broker is gone
-        relay.wait_for("broker: disconnected")
-        broker.start()
-        vb.play(OPENING[4:6])
-        until(
-            lambda: len(moves_of(consumer.records(vb.board_id, 1))) == 6,
-            what="every move after the broker came back",
-        )
+def test_broker_and_relay_killed_mid_game_nothing_lost(tmp_path, env, broker, started):
+    vb = started(VBoard(tmp_path / "flash"))
+    consumer = started(Consumer(broker))
+    setup_board(vb)
+    relay = started(RelayProc(broker, env))  # no --port: found in this test's runtime folder
+    relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
+    time.sleep(1.2)  # the broker's autosave (every 1 s) has the consumer's session
+    vb.do("key pause")
+    vb.play(OPENING[:2])
+    until(lambda: len(consumer.records(vb.board_id, 1)) >= 3, what="the first moves")
+    broker.kill()  # at once: what it had not saved yet (a second's worth) is lost
+    vb.play(OPENING[2:4])  # played while the broker is gone
+    relay.wait_for("broker: disconnected")
+    broker.start()
+    vb.play(OPENING[4:6])
+    until(
+        lambda: len(moves_of(consumer.records(vb.board_id, 1))) == 6,
+        what="every move after the broker came back",
+    )
 
-        after_broker = dict(consumer.counts)
-        relay.kill()  # SIGKILL: no goodbye (its will says it)
-        until(lambda: not consumer.relays["r1"]["online"], what="the relay's will")
-        # While no relay runs: game 1 goes on and ends (packed on the board), game 2 begins.
-        vb.play(MORE[:2])
-        vb.finish()
-        vb.next_game(OPENING + MORE[:2])
-        vb.play(OPENING[:2])
-        relay = RelayProc(broker, env)
-        relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
-        vb.play(OPENING[2:4])
-        vb.finish()
-        until(lambda: consumer.over(vb.board_id, 2), what="game 2's result at the hall")
-        assert relay.stop() == 0
-        assert moves_of(consumer.records(vb.board_id, 1))[:8] == played(OPENING + MORE[:2])
-        assert moves_of(consumer.records(vb.board_id, 2))[:4] == played(OPENING[:4])
-        assert_same_as_synced(consumer, vb.board_id, vb.link, tmp_path / "home", env, (1, 2))
-        assert consumer.counts["conflicts"] == 0
-        print("broker killed: %s; then relay killed: %s" % (after_broker, consumer.counts))
-    finally:
-        if relay is not None:
-            relay.kill()
-        consumer.close()
-        vb.close()
+    after_broker = dict(consumer.counts)
+    relay.kill()  # SIGKILL: no goodbye (its will says it)
+    until(lambda: not consumer.relays["r1"]["online"], what="the relay's will")
+    # While no relay runs: game 1 goes on and ends (packed on the board), game 2 begins.
+    vb.play(MORE[:2])
+    vb.finish()
+    vb.next_game(OPENING + MORE[:2])
+    vb.play(OPENING[:2])
+    relay = started(RelayProc(broker, env))
+    relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
+    vb.play(OPENING[2:4])
+    vb.finish()
+    until(lambda: consumer.over(vb.board_id, 2), what="game 2's result at the hall")
+    assert relay.stop() == 0
+    assert moves_of(consumer.records(vb.board_id, 1))[:8] == played(OPENING + MORE[:2])
+    assert moves_of(consumer.records(vb.board_id, 2))[:4] == played(OPENING[:4])
+    assert_same_as_synced(consumer, vb.board_id, vb.link, tmp_path / "home", env, (1, 2))
+    assert consumer.counts["conflicts"] == 0
+    print("broker killed: %s; then relay killed: %s" % (after_broker, consumer.counts))
 
 
 @pytest.mark.slow(8)
-def test_board_unplugged_and_plugged_back_the_game_goes_on(tmp_path, env, broker):
+def test_board_unplugged_and_plugged_back_the_game_goes_on(tmp_path, env, broker, started):
     flash = tmp_path / "flash"
-    vb = VBoard(flash, seed=3)
-    consumer = Consumer(broker)
-    relay = None
-    try:
-        setup_board(vb)
-        relay = RelayProc(broker, env)
-        relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
-        vb.do("key pause")
-        vb.play(OPENING[:3])
-        until(lambda: len(moves_of(consumer.records(vb.board_id, 1))) == 3, what="3 moves")
-        vb.close()  # unplugged
-        relay.wait_for("board %s on %s: lost" % (vb.board_id, vb.link))
-        until(lambda: not consumer.states[vb.board_id]["online"], what="the board offline")
+    vb = started(VBoard(flash, seed=3))
+    consumer = started(Consumer(broker))
+    setup_board(vb)
+    relay = started(RelayProc(broker, env))
+    relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
+    vb.do("key pause")
+    vb.play(OPENING[:3])
+    until(lambda: len(moves_of(consumer.records(vb.board_id, 1))) == 3, what="3 moves")
+    vb.close()  # unplugged
+    relay.wait_for("board %s on %s: lost" % (vb.board_id, vb.link))
+    until(lambda: not consumer.states[vb.board_id]["online"], what="the board offline")
 
-        vb = VBoard(flash, seed=3)  # plugged back: the same board, its game paused
-        relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
-        vb.do("key pause")  # the game goes on
-        vb.play(OPENING[3:6])
-        vb.finish()
-        until(lambda: consumer.over(vb.board_id, 1), what="the result at the hall")
-        until(lambda: consumer.states[vb.board_id]["online"], what="the board online")
-        assert relay.stop() == 0
-        assert moves_of(consumer.records(vb.board_id, 1))[:6] == played(OPENING)
-        assert_same_as_synced(consumer, vb.board_id, vb.link, tmp_path / "home", env)
-        assert consumer.counts["conflicts"] == 0
-        print("board unplugged: %s" % consumer.counts)
-    finally:
-        if relay is not None:
-            relay.kill()
-        consumer.close()
-        vb.close()
+    vb = started(VBoard(flash, seed=3))  # plugged back: the same board, its game paused
+    relay.wait_for("board %s on %s: following" % (vb.board_id, vb.link))
+    vb.do("key pause")  # the game goes on
+    vb.play(OPENING[3:6])
+    vb.finish()
+    until(lambda: consumer.over(vb.board_id, 1), what="the result at the hall")
+    until(lambda: consumer.states[vb.board_id]["online"], what="the board online")
+    assert relay.stop() == 0
+    assert moves_of(consumer.records(vb.board_id, 1))[:6] == played(OPENING)
+    assert_same_as_synced(consumer, vb.board_id, vb.link, tmp_path / "home", env)
+    assert consumer.counts["conflicts"] == 0
+    print("board unplugged: %s" % consumer.counts)
 
 
-def test_a_pairing_becomes_the_next_games_header(tmp_path, env, broker):
-    vb = VBoard(tmp_path / "flash")
-    consumer = Consumer(broker)
+def test_a_pairing_becomes_the_next_games_header(tmp_path, env, broker, started):
+    vb = started(VBoard(tmp_path / "flash"))
+    consumer = started(Consumer(broker))
     lines: list[str] = []
-    relay = None
-    try:
-        setup_board(vb)
-        long_event = "The Tengen Autumn Open, first division"  # 38 characters: cut to 32
-        pairing = {"round": "3", "table": "12", "black": "Ke Jie", "white": "申真谞"}
-        pairing["event"] = long_event
-        publish(broker, F.topic(HALL, vb.board_id, F.PAIRING), F.pairing_payload(pairing), True)
-        relay = in_process_relay(broker, [vb.link], lines)
-        until(lambda: any("pairing written" in ln for ln in lines), what="the pairing written")
-        assert any("event: cut to 32 characters" in ln for ln in lines), lines
-        vb.do("key pause")  # the next game: its header has the names
-        first = until(lambda: consumer.firsts.get((vb.board_id, 1)), what="the header event")
-        assert first["seq"] == 0 and first["rec"][0] == R.HEADER
-        extra = json.loads(first["rec"][1]["extra"])
-        assert extra["black"] == "Ke Jie" and extra["white"] == "申真谞"
-        assert extra["round"] == "3" and extra["table"] == "12"
-        assert extra["event"] == long_event[:32]
+    setup_board(vb)
+    long_event = "The Tengen Autumn Open, first division"  # 38 characters: cut to 32
+    pairing = {"round": "3", "table": "12", "black": "Ke Jie", "white": "申真谞"}
+    pairing["event"] = long_event
+    publish(broker, F.topic(HALL, vb.board_id, F.PAIRING), F.pairing_payload(pairing), True)
+    started(in_process_relay(broker, [vb.link], lines), "stop")
+    until(lambda: any("pairing written" in ln for ln in lines), what="the pairing written")
+    assert any("event: cut to 32 characters" in ln for ln in lines), lines
+    vb.do("key pause")  # the next game: its header has the names
+    first = until(lambda: consumer.firsts.get((vb.board_id, 1)), what="the header event")
+    assert first["seq"] == 0 and first["rec"][0] == R.HEADER
+    extra = json.loads(first["rec"][1]["extra"])
+    assert extra["black"] == "Ke Jie" and extra["white"] == "申真谞"
+    assert extra["round"] == "3" and extra["table"] == "12"
+    assert extra["event"] == long_event[:32]
 
-        # A new pairing while the board is followed: written at once, and whole: the board
-        # dropped the last names when their game started (they were for that game alone).
-        pairing["white"] = "Shin Jinseo"
-        lines.clear()
-        publish(broker, F.topic(HALL, vb.board_id, F.PAIRING), F.pairing_payload(pairing), True)
-        until(lambda: any("pairing written" in ln for ln in lines), what="the new pairing")
-        [written] = [ln for ln in lines if "pairing written" in ln]
-        assert "white 'Shin Jinseo'" in written and "black 'Ke Jie'" in written, written
-    finally:
-        if relay is not None:
-            relay.stop()
-        consumer.close()
-        vb.close()
+    # A new pairing while the board is followed: written at once, and whole: the board
+    # dropped the last names when their game started (they were for that game alone).
+    pairing["white"] = "Shin Jinseo"
+    lines.clear()
+    publish(broker, F.topic(HALL, vb.board_id, F.PAIRING), F.pairing_payload(pairing), True)
+    until(lambda: any("pairing written" in ln for ln in lines), what="the new pairing")
+    [written] = [ln for ln in lines if "pairing written" in ln]
+    assert "white 'Shin Jinseo'" in written and "black 'Ke Jie'" in written, written
 
 
 def pair_board(vb, pin="4821"):
@@ -556,77 +515,66 @@ def pair_board(vb, pin="4821"):
     return secret
 
 
-def test_a_paired_board_takes_the_pairing_from_the_relay_holding_its_key(tmp_path, env, broker):
+def test_a_paired_board_takes_the_pairing_from_the_relay_holding_its_key(
+    tmp_path, env, broker, started
+):
     # Issue [O]: paired, the board takes settings only signed; the relay signs with the key
     # tengen pair kept (host_tools/common/link.py), and a PC without it is refused.
     from host_tools.common import keys
 
-    vb = VBoard(tmp_path / "flash")
+    vb = started(VBoard(tmp_path / "flash"))
     lines: list[str] = []
-    relay = None
-    try:
-        setup_board(vb)
-        pair_board(vb)
-        with Link(vb.link) as link:
-            link.key = bytes(32)  # a PC holding another key
-            with pytest.raises(L.LinkError) as refused:
-                link.request("settings", set={"black": "Mallory"})
-            assert refused.value.code == "bad_mac"
-        assert keys.get(vb.board_id) is not None
-        pairing = {"round": "3", "table": "12", "black": "Ke Jie", "white": "Shin Jinseo"}
-        publish(broker, F.topic(HALL, vb.board_id, F.PAIRING), F.pairing_payload(pairing), True)
-        relay = in_process_relay(broker, [vb.link], lines)
-        until(lambda: any("pairing written" in ln for ln in lines), what="the pairing written")
-        assert not any("could not be written" in ln for ln in lines), lines
-    finally:
-        if relay is not None:
-            relay.stop()
-        vb.close()
+    setup_board(vb)
+    pair_board(vb)
+    with Link(vb.link) as link:
+        link.key = bytes(32)  # a PC holding another key
+        with pytest.raises(L.LinkError) as refused:
+            link.request("settings", set={"black": "Mallory"})
+        assert refused.value.code == "bad_mac"
+    assert keys.get(vb.board_id) is not None
+    pairing = {"round": "3", "table": "12", "black": "Ke Jie", "white": "Shin Jinseo"}
+    publish(broker, F.topic(HALL, vb.board_id, F.PAIRING), F.pairing_payload(pairing), True)
+    started(in_process_relay(broker, [vb.link], lines), "stop")
+    until(lambda: any("pairing written" in ln for ln in lines), what="the pairing written")
+    assert not any("could not be written" in ln for ln in lines), lines
 
 
-def test_garbage_on_the_halls_topics_is_said_and_the_relay_goes_on(tmp_path, env, broker):
-    vb = VBoard(tmp_path / "flash")
-    consumer = Consumer(broker)
+def test_garbage_on_the_halls_topics_is_said_and_the_relay_goes_on(tmp_path, env, broker, started):
+    vb = started(VBoard(tmp_path / "flash"))
+    consumer = started(Consumer(broker))
     lines: list[str] = []
-    relay = None
-    try:
-        setup_board(vb)
-        relay = in_process_relay(broker, lambda: [vb.link], lines)
-        until(lambda: any("following" in ln for ln in lines), what="the board followed")
-        vb.do("key pause")
-        vb.play(OPENING[:1])
-        until(lambda: len(consumer.records(vb.board_id, 1)) >= 2, what="the first move")
-        replay = F.topic(HALL, vb.board_id, F.REPLAY)
-        pairing = F.topic(HALL, vb.board_id, F.PAIRING)
-        bad = [
-            (replay, b"not json"),
-            (replay, b'{"v":1,"game":0,"from":0}'),
-            (replay, b'{"v":2,"game":1,"from":0}'),
-            (replay, b"[1,2]"),
-            (pairing, b"\xff\xfe\x00"),
-            (pairing, b'{"v":1,"black":5}'),
-            (pairing, b'{"v":1,"white":"%s"}' % (b"x" * 80)),
-        ]
-        for topic, payload in bad:
-            publish(broker, topic, payload)
-        publish(broker, replay, F.replay_payload(42, 0))  # a game the board does not keep
-        until(lambda: sum("ignored" in ln for ln in lines) == len(bad), what="each one said")
-        until(lambda: any("replay of game 42" in ln for ln in lines), what="game 42 refused")
-        assert any("not JSON" in ln for ln in lines) and any("version 2" in ln for ln in lines)
+    setup_board(vb)
+    started(in_process_relay(broker, lambda: [vb.link], lines), "stop")
+    until(lambda: any("following" in ln for ln in lines), what="the board followed")
+    vb.do("key pause")
+    vb.play(OPENING[:1])
+    until(lambda: len(consumer.records(vb.board_id, 1)) >= 2, what="the first move")
+    replay = F.topic(HALL, vb.board_id, F.REPLAY)
+    pairing = F.topic(HALL, vb.board_id, F.PAIRING)
+    bad = [
+        (replay, b"not json"),
+        (replay, b'{"v":1,"game":0,"from":0}'),
+        (replay, b'{"v":2,"game":1,"from":0}'),
+        (replay, b"[1,2]"),
+        (pairing, b"\xff\xfe\x00"),
+        (pairing, b'{"v":1,"black":5}'),
+        (pairing, b'{"v":1,"white":"%s"}' % (b"x" * 80)),
+    ]
+    for topic, payload in bad:
+        publish(broker, topic, payload)
+    publish(broker, replay, F.replay_payload(42, 0))  # a game the board does not keep
+    until(lambda: sum("ignored" in ln for ln in lines) == len(bad), what="each one said")
+    until(lambda: any("replay of game 42" in ln for ln in lines), what="game 42 refused")
+    assert any("not JSON" in ln for ln in lines) and any("version 2" in ln for ln in lines)
 
-        # The relay goes on: the next moves arrive, and a good replay is served.
-        vb.play(OPENING[1:3])
-        until(lambda: len(moves_of(consumer.records(vb.board_id, 1))) == 3, what="3 moves")
-        before = consumer.counts["repeats"]
-        publish(broker, replay, F.replay_payload(1, 0))
-        n = len(consumer.records(vb.board_id, 1))
-        until(lambda: consumer.counts["repeats"] - before == n, what="the game replayed")
-        assert consumer.counts["conflicts"] == 0
-    finally:
-        if relay is not None:
-            relay.stop()
-        consumer.close()
-        vb.close()
+    # The relay goes on: the next moves arrive, and a good replay is served.
+    vb.play(OPENING[1:3])
+    until(lambda: len(moves_of(consumer.records(vb.board_id, 1))) == 3, what="3 moves")
+    before = consumer.counts["repeats"]
+    publish(broker, replay, F.replay_payload(1, 0))
+    n = len(consumer.records(vb.board_id, 1))
+    until(lambda: consumer.counts["repeats"] - before == n, what="the game replayed")
+    assert consumer.counts["conflicts"] == 0
 
 
 def test_an_idle_board_is_not_news():
