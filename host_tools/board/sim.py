@@ -10,7 +10,7 @@ board on USB.
 
 Start reading at ``Board`` (the child process, its pty and its lines), then ``headless``
 and ``SimView``. With a terminal, ``SimView`` (textual) shows both faces as their glass
-shows them, the buzzer's sounds by name, the stones on the board and a cursor, and is
+shows them, the buzzer's sounds by name, the speaker's phrase (its words), the stones on the board and a cursor, and is
 played by keys (``KEYS``, listed on its help line): arrows move the cursor; ``b``/``w`` put
 a black/white stone there; ``x`` lifts it; ``r`` slides it one point right; ``1``/``2``
 press Black's/White's paddle; the board's keys: ``p`` PAUSE (it starts the game; ``P`` held
@@ -285,6 +285,7 @@ class SimView(App):
         self.last = ""  # the last move as the board says it: "12 B D4", "" before the first
         self.game = ("go", N)
         self.sounds: list[str] = []
+        self.spoken = ""  # the speaker's last phrase (the board's ``say`` line)
         self.messages: list[str] = []
         self.said: list[str] = []  # every line the board said (for the curious, the tests)
         self.gone = False
@@ -364,6 +365,8 @@ class SimView(App):
                     self.cursor = [N // 2, N // 2]
         elif word == "buzz":
             self.sounds = (self.sounds + [rest])[-8:]
+        elif word == "say":  # the speaker's phrase: shown until the next
+            self.spoken = rest
         elif word in ("?", "!", "bye"):
             self.messages = (self.messages + [line])[-6:]
         if draw:
@@ -499,10 +502,11 @@ class SimView(App):
     def draw(self) -> None:
         from rich.markup import escape
 
-        faces = "Black  [bold]%s[/bold]\nWhite  [bold]%s[/bold]\nbuzzer %s" % (
+        faces = "Black  [bold]%s[/bold]\nWhite  [bold]%s[/bold]\nbuzzer %s\nvoice  %s" % (
             escape(self.faces.get("B", "")),
             escape(self.faces.get("W", "")),
             escape(" ".join(self.sounds[-6:]) or "-"),
+            escape(self.spoken or "-"),
         )
         self.query_one("#faces", Static).update(faces)
         self.query_one("#board", Static).update(self.board_text())

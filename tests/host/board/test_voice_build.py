@@ -157,7 +157,7 @@ def test_the_virtual_speaker_says_a_counted_minute_in_order_and_on_time(built, t
         assert v.say(cue)
         speaker.start(t)
         while k := v.read(pcm):
-            speaker.play(pcm, k)
+            speaker.record(pcm, k)
     wav = tmp_path / "minute.wav"
     assert B.write_speaker_wav(speaker, wav, 0, 62000) == 0
     with wave.open(str(wav)) as w:
