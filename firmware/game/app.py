@@ -666,9 +666,15 @@ class App:
         self.notes[1] = self.notes[2] = None
         self.resigning = 0
         if self.buzzer is not None:
-            timeout = self.match.clock.flagged and self.match.result.endswith("+T")
+            clock = self.match.clock
+            timeout = clock.flagged and self.match.result.endswith("+T")
             if timeout and self.voice is not None:
-                return  # the voice says it (the cue "10，超时判负"): no tone over the words
+                # Spoken, not the long tone: "10，超时判负" at the counting's end (the clock
+                # flags before its cue is played), "超时判负" without counting.
+                k = clock.kind  # control.CHINESE 2, JAPANESE 3
+                cue = cues.TIMEOUT << 8 | 10 if k == 2 or k == 3 else cues.FLAG << 8
+                if self.speaker.play(self.voice, cue, now):
+                    return
             self.buzzer.play(cues.pattern(cues.FLAG << 8) if timeout else _sound(_DONE), now)
 
     @micropython.native
