@@ -244,3 +244,13 @@ def test_before_a_game_the_chord_calibrates_and_a_long_pause_gives_up(board):
 
     step = asyncio.run(play())
     assert step and "RUN" not in step
+
+
+def test_the_view_shows_the_speakers_phrase():
+    # The virtual board's ``say`` line (its speaker began a phrase of the count): the view's
+    # voice line shows its words until the next (tests/test_voice_board.py: the lines).
+    view = SimView(None)
+    assert view.spoken == ""
+    view.said_line("say 还剩4分钟", draw=False)
+    view.said_line("buzz KEY", draw=False)
+    assert view.spoken == "还剩4分钟" and view.sounds == ["KEY"]
