@@ -3,8 +3,9 @@
 The board runs as the device does — ``micropython -m firmware.virtual.board FLASH --link-fd N``:
 ``firmware/boot/board.py``'s wiring on the virtual hardware (``firmware/hal/virtual.py``), a
 journal and the settings, calibration and secret files in a folder that plays its flash —
-in a child process on the MicroPython unix port. Its link is served on a pty whose path is
-printed first (``link: /dev/pts/N``) and noted in the user's runtime folder while it runs,
+in a child process on the MicroPython unix port (``make voice``'s phrases copied into its
+flash's voice/ first, ``copy_voice``, so it speaks the count as a deployed board). Its link
+is served on a pty whose path is printed first (``link: /dev/pts/N``) and noted in the user's runtime folder while it runs,
 so ``tengen boards`` finds it and every ``tengen`` command reaches it (``--port``) as a
 board on USB.
 
@@ -67,6 +68,27 @@ def default_flash() -> Path:
     return Path(user_data_dir("tengen", appauthor=False)) / "virtual-board"
 
 
+def copy_voice(flash: Path, source: Path | None = None) -> list[str]:
+    """``make voice``'s files (build/voice/zh.bin, en.bin) into the flash folder's voice/, as
+    ``tengen deploy`` puts them on a board, where the virtual board opens the ``voice``
+    setting's: the languages copied (a file already there and the same is left). None made:
+    the virtual board beeps the count, as a board without them does."""
+    import shutil
+
+    src = source if source is not None else Path(REPO) / "build" / "voice"
+    done = []
+    for lang in ("zh", "en"):
+        f = src / (lang + ".bin")
+        if not f.is_file():
+            continue
+        dst = flash / "voice" / f.name
+        if not (dst.is_file() and dst.read_bytes() == f.read_bytes()):
+            dst.parent.mkdir(exist_ok=True)
+            shutil.copyfile(f, dst)
+        done.append(lang)
+    return done
+
+
 class BoardError(Exception):
     """The virtual board could not start (its folder in use, no MicroPython)."""
 
@@ -81,6 +103,7 @@ class Board:
         self.flash = Path(flash) if flash is not None else default_flash()
         self.flash.mkdir(parents=True, exist_ok=True)
         self._lock = _lock(self.flash)  # one board per flash: two would write one journal
+        self.voice = copy_voice(self.flash)
         master, self.slave = os.openpty()
         tty.setraw(self.slave)  # no echo (the board would read its replies) before pyserial
         self.link = os.ttyname(self.slave)
