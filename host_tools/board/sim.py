@@ -5,9 +5,9 @@ The board runs as the device does — ``micropython -m firmware.virtual.board FL
 journal and the settings, calibration and secret files in a folder that plays its flash —
 in a child process on the MicroPython unix port (``make voice``'s phrases copied into its
 flash's voice/ first, ``copy_voice``, so it speaks the count as a deployed board). Its link
-is served on a pty whose path is printed first (``link: /dev/pts/N``) and noted in the user's runtime folder while it runs,
-so ``tengen boards`` finds it and every ``tengen`` command reaches it (``--port``) as a
-board on USB.
+is served on a pty whose path is printed first (``link: /dev/pts/N``) and noted in the
+user's runtime folder while it runs, so ``tengen boards`` finds it and every ``tengen``
+command reaches it (``--port``) as a board on USB.
 
 Start reading at ``Board`` (the child process, its pty and its lines), then ``headless``
 and ``SimView``. With a terminal, ``SimView`` (textual) shows both faces as their glass
