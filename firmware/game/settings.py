@@ -98,8 +98,8 @@ DEFAULTS = {
 
 VOICES = ("zh", "en", "off")
 
-# What a game carries with it; volume, the voice, the PIN and the arbiter's off-time rule (read when a
-# game resumes after a cut) belong to the board.
+# What a game carries with it; volume, the voice, the PIN and the arbiter's off-time rule
+# (read when a game resumes after a cut) belong to the board.
 GAME_KEYS = tuple(
     k for k in sorted(DEFAULTS) if k not in ("volume", "voice", "pin", "off_charged")
 )

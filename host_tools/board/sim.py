@@ -9,22 +9,22 @@ is served on a pty whose path is printed first (``link: /dev/pts/N``) and noted 
 user's runtime folder while it runs, so ``tengen boards`` finds it and every ``tengen``
 command reaches it (``--port``) as a board on USB.
 
-Start reading at ``Board`` (the child process, its pty and its lines), then ``headless``
-and ``SimView``. With a terminal, ``SimView`` (textual) shows both faces as their glass
-shows them, the buzzer's sounds by name, the speaker's phrase (its words), the stones on the board and a cursor, and is
-played by keys (``KEYS``, listed on its help line): arrows move the cursor; ``b``/``w`` put
-a black/white stone there; ``x`` lifts it; ``r`` slides it one point right; ``1``/``2``
-press Black's/White's paddle; the board's keys: ``p`` PAUSE (it starts the game; ``P`` held
-long: cancel), ``m`` MODE (``M`` held long: the menu), ``+``/``-``, and its two chords: ``c``
-PLUS+MINUS (resign in play, calibrate before a game), ``a`` PAUSE+MODE (the arbiter); ``t``
-lets 10 s pass; ``q`` quits. Points are named in the game's own coordinates, as the faces
-and the records name them (a 9×9 game's D4 sits on the grid's J9): the cursor, the last
-move (marked on the board), the points still to clear before a game (marked, with the
-stones a move captures still to lift; the board's ``marks`` line).
-Without a terminal (``headless``) each line of stdin is a command to the board
-(``firmware/virtual/board.py`` lists them) and each line the board says is printed; the end of
-stdin ends it. Closing the terminal (SIGHUP) or SIGTERM ends the view and stops the board;
-the board also stops by itself when its stdin closes (this process gone).
+Start reading at ``Board`` (the child process, its pty and its lines), then ``headless`` and
+``SimView``. With a terminal, ``SimView`` (textual) shows both faces as their glass shows them,
+the buzzer's sounds by name, the speaker's phrase (its words), the stones on the board and a
+cursor, and is played by keys (``KEYS``, listed on its help line): arrows move the cursor;
+``b``/``w`` put a black/white stone there; ``x`` lifts it; ``r`` slides it one point right;
+``1``/``2`` press Black's/White's paddle; the board's keys: ``p`` PAUSE (it starts the game;
+``P`` held long: cancel), ``m`` MODE (``M`` held long: the menu), ``+``/``-``, and its two
+chords: ``c`` PLUS+MINUS (resign in play, calibrate before a game), ``a`` PAUSE+MODE (the
+arbiter); ``t`` lets 10 s pass; ``q`` quits. Points are named in the game's own coordinates, as
+the faces and the records name them (a 9×9 game's D4 sits on the grid's J9): the cursor, the
+last move (marked on the board), the points still to clear before a game (marked, with the
+stones a move captures still to lift; the board's ``marks`` line). Without a terminal
+(``headless``) each line of stdin is a command to the board (``firmware/virtual/board.py``
+lists them) and each line the board says is printed; the end of stdin ends it. Closing the
+terminal (SIGHUP) or SIGTERM ends the view and stops the board; the board also stops by itself
+when its stdin closes (this process gone).
 """
 
 from __future__ import annotations
