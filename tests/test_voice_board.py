@@ -152,3 +152,20 @@ def _exists(path):
         return True
     except OSError:
         return False
+
+
+def test_the_menu_sets_the_voice():
+    # MODE to the last item (Go: game, rules, ko, komi, handicap, time, volume, voice), the
+    # glass reads CN SAY; PLUS: EN; a long MODE keeps it, and the English file is open.
+    rig = _board({}, langs=("zh", "en"))
+    assert rig.app.voice.lang == V.ZH  # the factory's: Chinese
+    rig.key("mode", long=True)
+    for _ in range(7):
+        rig.key("mode")
+    assert rig.seen("b") == "CN  SAY", rig.seen("b")
+    rig.key("plus")
+    assert rig.seen("b") == "EN  SAY", rig.seen("b")
+    rig.key("mode", long=True)
+    assert rig.app.settings["voice"] == "en" and rig.app.voice.lang == V.EN
+    with open(rig.root + "/settings.json") as f:
+        assert json.loads(f.read())["voice"] == "en"
