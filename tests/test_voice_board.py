@@ -95,6 +95,8 @@ def test_the_voice_off_or_its_file_missing_beeps_and_the_boot_log_says_why():
         rig.root
     )
     assert rig.ask("hello")["boot_error"] is None  # a note is no boot error
+    rig = BoardRig(root=rig.root)  # the next boot: the same note is not written again
+    assert open(rig.root + "/boot.log").read() == log
     _into_counting(rig, minutes=31000)
     assert _cue_sounds(rig) == ["MARK"] and rig.hw.speaker.streams == []
 

@@ -185,10 +185,13 @@ def started():
 
 
 def note(line):
-    """Write ``note <line>``: the board goes on without something (no boot error). Never
+    """Write ``note <line>``: the board goes on without something (no boot error); not again
+    when it is the log's last entry (the same note every boot would wear the flash). Never
     raises."""
     try:
-        _append("note " + line[:LINE] + "\n")
+        entry = "note " + line[:LINE] + "\n"
+        if not read().endswith(entry):
+            _append(entry)
     except Exception:
         pass
 
