@@ -438,30 +438,27 @@ class App:
     def voice_setup(self):
         """The ``voice`` and ``volume`` settings onto the speaker: the language's file
         (``voice_dir`` + "zh.bin") opened once, here, not per cue. Off, no speaker, or a file
-        that cannot be used (missing, torn: its reason noted in the boot log): the beeps.
-        Returns that reason, or ""."""
+        that cannot be used (missing, torn: a note in the boot log says why): the beeps."""
         sp = self.speaker
         if sp is None:
-            return ""
+            return
         sp.set_volume(self.settings.get("volume", 2))
         lang = self.settings.get("voice", "off")
         if lang == self.voice_lang:
-            return ""
+            return
+        self.voice_lang = lang
         if self.voice is not None:
             sp.stop()
             self.voice.close()
             self.voice = None
-        self.voice_lang = lang
-        if lang == "off":
-            return ""
-        from firmware.ui import voice
+        if lang != "off":
+            from firmware.ui import voice
 
-        self.voice, why = voice.load(self.voice_dir + lang + ".bin")
-        if why:  # a note, not an error: the board works, it beeps the count
-            from firmware.boot import bootlog
+            self.voice, why = voice.load(self.voice_dir + lang + ".bin")
+            if why:  # a note, not an error: the board works, it beeps the count
+                from firmware.boot import bootlog
 
-            bootlog.note("voice: " + why + ": the count is beeped")
-        return why
+                bootlog.note("voice: " + why + ": the count is beeped")
 
     def selftest(self, now):
         """Start the sensor self-test (firmware/ui/calibrate.py's ``SelfTesting``: the next
@@ -724,13 +721,13 @@ class App:
                 self.cue = clock.next_cue(now)
                 self.cue_at = clock.cue_tick
             if self.cue and ticks.diff(now, self.cue_at) >= 0:
-                sp = self.speaker  # the cue spoken if it can be, else beeped
-                if sp is None or self.voice is None or not sp.play(self.voice, self.cue, now):
+                v = self.voice  # the cue spoken if it can be (a voice: a speaker), else beeped
+                if v is None or not self.speaker.play(v, self.cue, now):
                     self.buzzer.play(cues.pattern(self.cue), now)
                 self.cue = clock.next_cue(self.cue_at)
                 self.cue_at = clock.cue_tick
             self.buzzer.step(now)
-        if self.speaker is not None:
+        if self.voice is not None:
             self.speaker.step(now)
 
     @micropython.native
