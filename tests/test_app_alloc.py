@@ -359,3 +359,46 @@ def test_the_engine_s_dead_stones_and_its_no_on_the_faces_allocate_nothing():
     assert white_face.small == T.NO and black_face.small == "OK?"
     if _COUNTED:
         assert b.passes > 100 and b.bytes == 0, (b.passes, b.bytes)
+
+
+def test_the_voice_speaking_the_count_allocates_nothing():
+    # The cues spoken instead of beeped (issue 29): the virtual HAL's speaker fed by the app's
+    # pass, block by block from the voice file into its one PCM buffer (its recording, which
+    # allocates on the PC, replaced by a sink that only counts the samples, as the chip's DMA
+    # would take them).
+    import os
+
+    from firmware.hal.virtual import Speaker
+    from firmware.ui import voice as V
+    from host_tools.board import voicefile as VF
+    from tests.test_voice import _clips, _path
+
+    path = _path("alloc")
+    with open(path, "wb") as f:
+        f.write(VF.pack("zh", _clips()))
+    try:
+        b = Board("quick")  # 10 min, then 3 x 30 s byo-yomi
+        fed = [0, 0]
+
+        def sink(pcm, n):
+            fed[0] += n
+            fed[1] += 1
+
+        sp = Speaker()
+        sp.sink = sink
+        b.app.speaker = sp
+        b.app.voice = V.Voice(path)
+        b.start()
+        b.move(3, 3, BLACK)
+        b.move(15, 15, WHITE)
+        played = b.sounds.played
+        b.run(10 * 60 * 1000 + 2 * 30000 + 25000, every=100)  # two periods used, then 1 … 5
+        assert fed[1] > 7 and fed[0] > 2000, fed  # blocks read and given
+        assert b.sounds.played == played  # no cue beeped: spoken
+        b.move(16, 16, BLACK)
+        assert not b.app.errors
+        if _COUNTED:
+            assert b.bytes == 0, (b.passes, b.bytes)
+        b.app.voice.close()
+    finally:
+        os.remove(path)

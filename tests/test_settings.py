@@ -32,6 +32,7 @@ VALID = {
     "time": tuple(sorted(control.PRESETS))
     + ("absolute/600", "byoyomi/600/5/30", "canadian/0/25/600", "fischer/300/10"),
     "volume": (0, 1, 2, 3),
+    "voice": ("zh", "en", "off"),
     "pin": ("0000", "1234", "9999"),
     "late_factor": (1, 2, 3),
     "remote": (0, 1, 2),
@@ -57,6 +58,7 @@ INVALID = {
     "time": ("45min", "", "CN-NATIONAL", 45, True, None, "byoyomi/600/5", "byoyomi/600/5/5")
     + ("absolute/0", "absolute/-1", "absolute/ 60", "fischer/1/2/3", "absolute/" + "9" * 30),
     "volume": (-1, 4, 2.0, "2", True, False, None),
+    "voice": ("cn", "ZH", "fr", "", 0, True, None),
     "pin": ("123", "12345", "12a4", "１２３４", " 123", 1234, True, None),
     "late_factor": (0, 4, 1.5, True, None),
     "remote": (-1, 3, "white", True, None),
@@ -102,6 +104,7 @@ def test_the_defaults_are_go_19_under_the_1988_rules():
         "captures": 0,
         "time": "cn-national",
         "volume": 2,
+        "voice": "zh",  # the count spoken in the rule texts' own words (000 第十二条)
         "pin": "0000",
         "late_factor": 1,
         "remote": 0,
@@ -143,12 +146,18 @@ def test_the_copies_agree_with_their_sources():
     assert menus.GO_TIME in control.PRESETS and menus.GOMOKU_TIME in control.PRESETS
 
 
-def test_game_keys_are_all_but_volume_pin_and_the_off_time_rule():
-    # off_charged is the arbiter's rule for the board, read when a game resumes after a cut.
-    board = ("volume", "pin", "off_charged")
+def test_game_keys_are_all_but_volume_voice_pin_and_the_off_time_rule():
+    # off_charged is the arbiter's rule for the board, read when a game resumes after a cut;
+    # the voice is the board's too (its file is on the board's flash).
+    board = ("volume", "voice", "pin", "off_charged")
     assert sorted(S.GAME_KEYS) == sorted(k for k in S.DEFAULTS if k not in board)
     part = S.game_part(S.DEFAULTS)
-    assert "volume" not in part and "pin" not in part and "off_charged" not in part
+    assert (
+        "volume" not in part
+        and "voice" not in part
+        and "pin" not in part
+        and "off_charged" not in part
+    )
     assert part["time"] == "cn-national" and part["black"] == ""
     assert S.game_part({"game": "renju", "pin": "1111"}) == {"game": "renju"}
 
@@ -174,6 +183,7 @@ def test_the_messages_say_what_is_wrong():
         assert name in msg
     assert S.check("colour", "red") == "colour: not a setting"
     assert S.check("volume", True) == "volume: true is not an integer from 0 to 3"
+    assert S.check("voice", "fr") == "voice: fr is not one of zh, en, off"
     assert S.check("komi2", 99) == "komi2: 99 is not an integer from -30 to 60"
     assert S.check("free_captures", 1) == "free_captures: 1 is not true or false"
     assert "12a4" not in S.check("pin", "12a4")  # a mistyped PIN is not repeated

@@ -45,6 +45,7 @@ def test_go_13_under_taiwan_rules_with_quick_time():
     assert keys(m, "m") == ["0 HCP"]
     assert keys(m, "m++++") == ["3:00 CN", "30+30 FI", "3H PEN ING", "5-30 JP", "RAPID"]
     assert keys(m, "m-") == ["2 SND", "1 SND"]
+    assert keys(m, "m+++-") == ["CN SAY", "EN SAY", "OFF SAY", "CN SAY", "OFF SAY"]
     assert keys(m, "m") == ["GO 13"]  # round again
     assert press(m, MODE, LONG) == DONE
     assert m.result() == {
@@ -57,6 +58,7 @@ def test_go_13_under_taiwan_rules_with_quick_time():
         "handicap": 0,
         "time": "quick",
         "volume": 1,
+        "voice": "off",
     }
 
 
@@ -71,7 +73,13 @@ def test_renju_with_five_offers_and_claims():
     assert keys(m, "---") == ["7 OFR", "6 OFR", "5 OFR"]
     assert keys(m, "m+") == ["AUTO CLA", "CALL CLA"]
     assert keys(m, "m") == ["60+30 RIF"]
-    assert keys(m, "mpp") == ["2 SND", "60+30 RIF", "CALL CLA"]  # pause: the item before
+    assert keys(m, "mmppp") == [
+        "2 SND",
+        "CN SAY",
+        "2 SND",
+        "60+30 RIF",
+        "CALL CLA",
+    ]  # pause: the item before
     assert press(m, MODE, LONG) == DONE
     assert m.result() == {
         "game": "renju",
@@ -81,6 +89,7 @@ def test_renju_with_five_offers_and_claims():
         "claims": "claim",
         "time": "renju-rif",
         "volume": 2,
+        "voice": "zh",
     }
 
 

@@ -10,6 +10,10 @@ differs (DESIGN.md §1). ``hw`` provides:
     faces           the two faces (``show(Face)``, ``show_text(line, small, flags)``):
                     Black's, then White's
     buzzer          ``play(pattern, now)``, ``step(now)``, ``set_volume(v)``
+    speaker         optional: the voice's playback (``App``'s ``speaker``: ``play(voice, cue,
+                    now)``, ``step(now)``, ``stop()``, ``set_volume(v)``), or None: the
+                    virtual HAL's records; the RP2040's is None until its PWM + DMA driver
+                    exists (the count is beeped there)
     keys            a function giving the soft keys' levels (firmware/ui/buttons.py bits)
     now             the tick in ms
     board_id        the board's id (a string)
@@ -22,7 +26,9 @@ differs (DESIGN.md §1). ``hw`` provides:
     link_out        writes one reply line (bytes) to the PC
 
 Files under ``root``: ``settings.json`` (the board's settings, firmware/game/settings.py),
-``calibration.json``, ``secret.bin`` (the key of the records' HMAC), ``paired`` (the link
+``voice/zh.bin`` and ``voice/en.bin`` (the count's phrases, firmware/ui/voice.py: the
+``voice`` setting's is opened once here; missing or bad, a ``note`` in the boot log and the
+beeps), ``calibration.json``, ``secret.bin`` (the key of the records' HMAC), ``paired`` (the link
 signs its commands), ``pinfails`` (wrong PINs), ``games/`` (the journal), ``clock.ck`` (the
 running clock's checkpoint: firmware/clock/checkpoint.py; a game resumed after a cut takes its
 running turn from there and says how long the power was off) and ``boot.log``
@@ -46,6 +52,7 @@ PAIRED = "/paired"  # written at the first pairing: the link wants signed comman
 GAMES = "/games"
 CHECKPOINT = "/clock.ck"
 BOOT_LOG = "/boot.log"
+VOICE = "/voice/"
 
 
 def build(hw):
@@ -68,6 +75,7 @@ def build(hw):
         bootlog.fail(e)
         raise
     server.boot_error = bootlog.started()
+    app.voice_setup()  # after ``started``: its note (no voice file) is no boot error
     server.heap_built = server.heap_free()  # the link's hello reports it
     return app, server
 
@@ -119,7 +127,9 @@ def _wire(hw):
         save=save,
         settings=settings,
         board_id=hw.board_id,
+        speaker=getattr(hw, "speaker", None),
     )
+    app.voice_dir = root + VOICE
     app.save_calibration = lambda c: write_atomic(
         root + CALIBRATION, json.dumps(c.to_dict()).encode()
     )

@@ -13,6 +13,7 @@ The file, ``/boot.log`` on the board (``board.build`` attaches it under the flas
     error <stage>: <what>       a boot that stopped there (or boot.py's error: the app ran)
       <traceback>               its lines, each indented two spaces
     ok                          the app started after an error (written only then)
+    note <what>                 something the board goes on without (the voice file)
 
 ``<stage>`` is ``boot.py``, ``start`` (main.py loading the firmware, making the HAL),
 ``image`` (firmware/boot/imagecheck.py: the image's frozen native/viper code misaligned, before
@@ -181,6 +182,18 @@ def started():
             print("tengen: boot log not written:", repr(e))
     stage("run")
     return err
+
+
+def note(line):
+    """Write ``note <line>``: the board goes on without something (no boot error); not again
+    when it is the log's last entry (the same note every boot would wear the flash). Never
+    raises."""
+    try:
+        entry = "note " + line[:LINE] + "\n"
+        if not read().endswith(entry):
+            _append(entry)
+    except Exception:
+        pass
 
 
 def _append(entry):

@@ -96,7 +96,10 @@ class Paddles:
 class App:
     """The board: ``scanner`` (``firmware/hal``), a ``Match``, and optional ``faces`` (two
     objects with ``show(Face)``), ``buzzer`` (with ``play(pattern, now)`` and ``step(now)``),
-    ``journal``; ``now`` reads the tick (``firmware.clock.ticks.now_ms`` on the board)."""
+    ``journal``; ``now`` reads the tick (``firmware.clock.ticks.now_ms`` on the board);
+    ``speaker`` (``play(voice, cue, now)`` True if it speaks the cue, ``step(now)``,
+    ``stop()``, ``set_volume(v)``: the virtual HAL's ``Speaker``) speaks the count's cues in
+    the ``voice`` setting's language (``voice_setup``) instead of beeping them."""
 
     def __init__(
         self,
@@ -111,6 +114,7 @@ class App:
         save=None,
         settings=None,
         board_id="",
+        speaker=None,
     ):
         from firmware.clock.clock import Face
 
@@ -118,6 +122,10 @@ class App:
         self.match = match
         self.faces = faces
         self.buzzer = buzzer
+        self.speaker = speaker
+        self.voice = None  # the open voice file (firmware/ui/voice.py), None: the beeps
+        self.voice_lang = None  # the setting it was opened for
+        self.voice_dir = "/voice/"  # where zh.bin, en.bin are (board.py: under the flash root)
         self.journal = journal
         self.now = now
         self.paddles = Paddles()
@@ -423,8 +431,34 @@ class App:
             self.next_game(self.now())  # 0: the clock's NOT_STARTED
         if self.buzzer is not None and hasattr(self.buzzer, "set_volume"):
             self.buzzer.set_volume(self.settings.get("volume", 2))
+        self.voice_setup()
         if self.arbiter is not None and "pin" in self.settings:
             self.arbiter.set_pin(self.settings["pin"])
+
+    def voice_setup(self):
+        """The ``voice`` and ``volume`` settings onto the speaker: the language's file
+        (``voice_dir`` + "zh.bin") opened once, here, not per cue. Off, no speaker, or a file
+        that cannot be used (missing, torn: a note in the boot log says why): the beeps."""
+        sp = self.speaker
+        if sp is None:
+            return
+        sp.set_volume(self.settings.get("volume", 2))
+        lang = self.settings.get("voice", "off")
+        if lang == self.voice_lang:
+            return
+        self.voice_lang = lang
+        if self.voice is not None:
+            sp.stop()
+            self.voice.close()
+            self.voice = None
+        if lang != "off":
+            from firmware.ui import voice
+
+            self.voice, why = voice.load(self.voice_dir + lang + ".bin")
+            if why:  # a note, not an error: the board works, it beeps the count
+                from firmware.boot import bootlog
+
+                bootlog.note("voice: " + why + ": the count is beeped")
 
     def selftest(self, now):
         """Start the sensor self-test (firmware/ui/calibrate.py's ``SelfTesting``: the next
@@ -629,7 +663,15 @@ class App:
         self.notes[1] = self.notes[2] = None
         self.resigning = 0
         if self.buzzer is not None:
-            timeout = self.match.clock.flagged and self.match.result.endswith("+T")
+            clock = self.match.clock
+            timeout = clock.flagged and self.match.result.endswith("+T")
+            if timeout and self.voice is not None:
+                # Spoken, not the long tone: "10，超时判负" at the counting's end (the clock
+                # flags before its cue is played), "超时判负" without counting.
+                k = clock.kind  # control.CHINESE 2, JAPANESE 3
+                cue = cues.TIMEOUT << 8 | 10 if k == 2 or k == 3 else cues.FLAG << 8
+                if self.speaker.play(self.voice, cue, now):
+                    return
             self.buzzer.play(cues.pattern(cues.FLAG << 8) if timeout else _sound(_DONE), now)
 
     @micropython.native
@@ -679,10 +721,14 @@ class App:
                 self.cue = clock.next_cue(now)
                 self.cue_at = clock.cue_tick
             if self.cue and ticks.diff(now, self.cue_at) >= 0:
-                self.buzzer.play(cues.pattern(self.cue), now)
+                v = self.voice  # the cue spoken if it can be (a voice: a speaker), else beeped
+                if v is None or not self.speaker.play(v, self.cue, now):
+                    self.buzzer.play(cues.pattern(self.cue), now)
                 self.cue = clock.next_cue(self.cue_at)
                 self.cue_at = clock.cue_tick
             self.buzzer.step(now)
+        if self.voice is not None:
+            self.speaker.step(now)
 
     @micropython.native
     def _face(self, k, side, now):

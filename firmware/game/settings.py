@@ -25,7 +25,9 @@ The values (menus.py shows them; match.py and the clock use them):
                 "byoyomi/600/5/30" ...);  late_factor 1 … 3
     remote      0, or the side (1 Black, 2 White) a PC plays: an engine or a remote opponent
                 whose moves the board shows and the player puts down (link ``move``)
-    volume      0 (silent) … 3;  pin: 4 digits, the arbiter's PIN
+    volume      0 (silent) … 3 (the beeps and the voice);  pin: 4 digits, the arbiter's PIN
+    voice       "zh" (中文), "en" (English), "off": the language the clock speaks the count in
+                (firmware/ui/voice.py; the beeps where it is off or its file is missing)
     off_charged true: after a power cut the time the board was off is charged to the player
                 whose clock ran (as if it had run on); false (the default): not charged, the
                 clock resumes from its last checkpoint (firmware/clock/checkpoint.py)
@@ -80,6 +82,9 @@ DEFAULTS = {
     "captures": 0,
     "time": GO_TIME,
     "volume": 2,
+    # Chinese: the count's words are the rule texts' own (000 第十二条: "还剩N分钟", "超时判负"),
+    # and the board's factory game is Chinese Go under them.
+    "voice": "zh",
     "pin": "0000",
     "late_factor": 1,
     "remote": 0,
@@ -91,9 +96,13 @@ DEFAULTS = {
     "table": "",
 }
 
-# What a game carries with it; volume, the PIN and the arbiter's off-time rule (read when a
-# game resumes after a cut) belong to the board.
-GAME_KEYS = tuple(k for k in sorted(DEFAULTS) if k not in ("volume", "pin", "off_charged"))
+VOICES = ("zh", "en", "off")
+
+# What a game carries with it; volume, the voice, the PIN and the arbiter's off-time rule
+# (read when a game resumes after a cut) belong to the board.
+GAME_KEYS = tuple(
+    k for k in sorted(DEFAULTS) if k not in ("volume", "voice", "pin", "off_charged")
+)
 
 # How each setting is checked: (kind, a, b). Kinds: one of the tuple a (or of b, taken on
 # input but not shown); an int from a to b; true/false; text; the PIN; a time preset.
@@ -117,6 +126,7 @@ _KINDS = {
     "captures": (_INT, 0, 2),
     "time": (_TIME, None, None),
     "volume": (_INT, 0, 3),
+    "voice": (_ONE, VOICES, None),
     "pin": (_PIN, None, None),
     "late_factor": (_INT, 1, 3),
     "remote": (_INT, 0, 2),

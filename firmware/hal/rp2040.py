@@ -942,6 +942,9 @@ class Hardware:
         for f in self.faces:
             f.start()
         self.buzzer = Buzzer(PWM(Pin(pins.BUZZER)))
+        # The voice (pins.VOICE_PWM, VOICE_EN): None until its PWM + DMA driver exists; the
+        # app beeps the count meanwhile (firmware/boot/board.py's ``speaker``).
+        self.speaker = None
         self.keys = key_reader(
             [
                 (Pin(pins.BTN_PAUSE, Pin.IN, Pin.PULL_UP), btn.PAUSE),

@@ -15,8 +15,10 @@ Start reading at ``Hardware``. What each part is:
 - the buzzer: the REAL ``firmware.ui.buzzer.Buzzer`` on a fake PWM, keeping the name of
   each pattern it plays (``pattern_name``: a sound two cues share, the app's
   ``play(cues.pattern(cue))``, is named by both, ``TIMEOUT/FLAG``; ``cue(cue)`` by its kind);
-- the speaker (``Speaker``): the voice's PCM as the board would play it, each phrase with the
-  board time it began, laid on one track for a WAV;
+- the speaker (``Speaker``): the voice's playback behind the app's small interface
+  (``play(voice, cue, now)``, ``step(now)``: the blocks due read from the voice file into one
+  preallocated PCM buffer, as the chip's PWM + DMA driver will), the PCM recorded with the
+  board time each phrase began, laid on one track for a WAV, and the cues spoken (``take``);
 - the keys, held for a while and released (``Keys``); the paddles (``press``); the time:
   the tick plus an offset that ``skip`` moves on (time passing without waiting), the tick
   the host's (real time) or, ``simulated``, ``ms``, moved on by the script that drives the
@@ -524,32 +526,100 @@ def make_buzzer():
 
 
 class Speaker:
-    """The virtual board's speaker: the PCM it is given, kept with the board's time it began.
+    """The virtual board's speaker: the app's voice playback, and the PCM it played, kept with
+    the board's time each phrase began.
 
-    What the board's playback would feed its PWM (``firmware/ui/voice.py``'s ``read``: unsigned
-    8-bit samples, 128 silence, at ``rate``) goes to ``play``; ``start(at)`` begins a stream at
-    board time ``at`` (ms), and the blocks played after it follow each other without a gap,
-    as DMA plays them. ``timeline`` lays every stream on one track for a WAV
-    (``host_tools/board/voice.py``'s ``write_speaker_wav``). On the PC only: it allocates.
+    The app's side (``firmware/game/app.py``): ``play(voice, cue, now)`` starts a cue's phrase
+    (False: none, or the volume is 0: the app beeps), ``step(now)`` each UI pass reads the
+    blocks due by ``now`` and one ahead (what DMA's second buffer would hold) from the voice
+    into ``pcm``, made once, and hands each to ``record`` (or ``sink``, a test's): nothing is
+    allocated there but what ``record`` keeps. ``stop()`` cuts a phrase, ``set_volume(v)``
+    scales what is recorded (3 full, 0 silent, as the PWM's level would).
+
+    The recording: ``record`` (unsigned 8-bit samples, 128 silence, at ``rate``); ``start(at)``
+    begins a stream at board time ``at`` (ms), and the blocks after it follow each other
+    without a gap, as DMA plays them. ``timeline`` lays every stream on one track for a WAV
+    (``host_tools/board/voice.py``'s ``write_speaker_wav``); ``take()`` the cues spoken since
+    the last call, with their language (the virtual board's ``say`` lines). On the PC only.
     """
 
     SILENCE = 128
 
     def __init__(self, rate=8000):
+        from array import array
+
         self.rate = rate
         self.streams = []  # [(board ms, bytearray of samples)]
+        self.pcm = array("H", bytes(2 * 512))  # a block of read's PCM (Voice.PCM_SAMPLES)
+        self.voice = None  # the voice being read, None when silent
+        self.cue = 0  # the cue it says
+        self.at = 0  # the board time its phrase began
+        self.done = 0  # samples of it given
+        self.volume = 3  # full: the app sets the setting's
+        self.sink = None  # a function(pcm, n) given each block instead of ``record``
+        self.said = []  # (cue, lang) spoken, for ``take``
+
+    def set_volume(self, v):
+        """The voice's level, 0 (silent) … 3."""
+        self.volume = v
+
+    def play(self, voice, cue, now):
+        """Say ``cue`` with ``voice`` (an open ``firmware.ui.voice.Voice``) from board time
+        ``now``, cutting a phrase being said: False if the cue has no phrase, or the volume
+        is 0 (the app beeps then)."""
+        if not self.volume or not voice.say(cue):
+            return False
+        self.voice = voice
+        self.cue = cue
+        self.at = now
+        self.done = 0
+        if self.sink is None:
+            self.start(now)
+            self.said.append((cue, voice.lang))
+        return True
+
+    def step(self, now):
+        """Give the sink the phrase's samples due by ``now`` and a block ahead."""
+        v = self.voice
+        if v is None:
+            return
+        due = ticks.diff(now, self.at) * (self.rate // 1000) + len(self.pcm)
+        while self.done < due:
+            n = v.read(self.pcm)
+            if not n:
+                self.voice = None
+                return
+            if self.sink is None:
+                self.record(self.pcm, n)
+            else:
+                self.sink(self.pcm, n)
+            self.done += n
+
+    def stop(self):
+        """Cut the phrase being said."""
+        self.voice = None
+
+    def take(self):
+        """The ``(cue, lang)`` spoken since the last call (lang: voice.ZH or EN)."""
+        said = self.said
+        self.said = []
+        return said
 
     def start(self, at):
         """A new stream from board time ``at`` (ms): a phrase begins."""
         self.streams.append((at, bytearray()))
 
-    def play(self, pcm, n):
-        """``n`` samples of ``pcm`` (0 … 255) after what the stream played so far."""
+    def record(self, pcm, n):
+        """``n`` samples of ``pcm`` (0 … 255) after what the stream played so far, at the
+        volume's level."""
         if not self.streams:
             self.start(0)
         out = self.streams[-1][1]
+        vol = self.volume
         for i in range(n):
             v = pcm[i]
+            if vol != 3:
+                v = 128 + (v - 128) * vol // 3
             out.append(v if v < 256 else 255)
 
     def timeline(self, start=None, end=None):

@@ -16,7 +16,8 @@ and the clock:
   first, no stones; from 1 on there is no komi, 001).
 - Gomoku/Renju: ``opening`` ("free" or "designated"), ``offers`` (N of 五手N打, 1 … 10, with a
   designated opening), ``claims`` ("auto" or "claim").
-- ``time``: a name of ``firmware/clock/control.py`` PRESETS; ``volume`` 0 (silent) … 3.
+- ``time``: a name of ``firmware/clock/control.py`` PRESETS; ``volume`` 0 (silent) … 3;
+  ``voice``: the count spoken in "zh", "en" or "off" (settings.VOICES; CN, EN, OFF).
 
 Keys: MODE next item, PAUSE the item before, + and − (and their repeat) change the value,
 long MODE done (DONE), long PAUSE cancel (CANCEL: the settings as they were at the start).
@@ -26,7 +27,7 @@ Items that do not apply to the game are skipped. Not on the clock's path: this a
 from micropython import const
 
 from firmware.clock.control import PRESETS
-from firmware.game.settings import DEFAULTS, GO_TIME, GOMOKU_TIME
+from firmware.game.settings import DEFAULTS, GO_TIME, GOMOKU_TIME, VOICES
 from firmware.game.settings import KO_RULES as KO_ALL
 from firmware.rules.go_count import KOMI_1988, KOMI_NATIONAL, KOMI_TAIWAN
 from firmware.ui import buttons
@@ -75,7 +76,8 @@ OFFERS = const(6)
 CLAIMS = const(7)
 TIME = const(8)
 VOLUME = const(9)
-ITEMS = const(10)
+VOICE = const(10)
+ITEMS = const(11)
 ITEM_NAMES = (
     "game",
     "rules",
@@ -87,6 +89,7 @@ ITEM_NAMES = (
     "claims",
     "time",
     "volume",
+    "voice",
 )
 
 
@@ -216,6 +219,8 @@ class Menu:
             s["time"] = _cycle(TIMES, s["time"], step)
         elif item == VOLUME:
             s["volume"] = _clamp(s["volume"] + step, 0, VOLUME_MAX)
+        elif item == VOICE:
+            s["voice"] = _cycle(VOICES, s["voice"], step)
 
     def _rule(self):
         for r in RULES:
@@ -258,12 +263,16 @@ class Menu:
             return time_label(s["time"])
         if item == VOLUME:
             return (str(s["volume"]) if s["volume"] else T.VOLUME_OFF, T.VOLUME_LABEL)
+        if item == VOICE:
+            v = s["voice"]
+            return (T.VOICES[VOICES.index(v)] if v in VOICES else T.QUESTION, T.VOICE_LABEL)
         return ("", "")
 
     def result(self):
         """The settings that apply to the chosen game (a new dict)."""
         s = self.settings
         out = {"game": s["game"], "size": s["size"], "time": s["time"], "volume": s["volume"]}
+        out["voice"] = s["voice"]
         keys = ("rules", "ko", "komi2", "free_captures", "handicap")
         if s["game"] != "go":
             keys = ("claims",)

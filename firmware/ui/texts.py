@@ -204,6 +204,8 @@ TIMES = {
 OTHER_TIME = ("OTHER", "")
 VOLUME_OFF = "OFF"
 VOLUME_LABEL = "SND"
+VOICES = ("CN", "EN", VOLUME_OFF)  # settings.VOICES: zh, en, off (the count spoken)
+VOICE_LABEL = "SAY"
 
 # ---- calibration and the sensor self-test (ui/calibrate.py) --------------------------------
 CAL_STEPS = ("CLEAR", "CAL A", "CAL B")  # the board empty, then the two checkerboards
@@ -267,6 +269,8 @@ def table():
         t.append(w + "|" + CLAIMS_LABEL)
     t += ["^|" + KOMI_LABEL, "#|" + HANDICAP_LABEL, "#|" + OFFERS_LABEL]
     t += ["#|" + VOLUME_LABEL, VOLUME_OFF + "|" + VOLUME_LABEL]
+    for w in VOICES:
+        t.append(w + "|" + VOICE_LABEL)
     for w in CAL_STEPS:
         t += [w + "|", w + BUSY + "|"]
     t += [CAL_OK + "|", CAL + "|" + ERR, BAD + "|#", TEST_BUSY + "|", TEST + "|" + ERR]

@@ -35,6 +35,7 @@ a player could see or hear:
     ready BOARD_ID     the board is up
     face B TEXT        Black's face as its glass shows it (``face W``: White's)
     buzz NAME          a buzzer pattern (KEY, REFUSE, CONFIRM, MARK, TIMEOUT/FLAG, ...)
+    say WORDS          the speaker begins a phrase of the count (``voice``: 还剩4分钟, 5 …)
     board ROWS         the stones really on the grid: 361 of ``.XO``, row 19 first, each
                        row from A to T
     game KIND SIZE     the game the board is set for
@@ -172,13 +173,20 @@ class VirtualBoard:
         return "last %d %s %s" % (g.ply, "?BW"[colour if colour in (1, 2) else 0], where)
 
     def report(self, force=False):
-        """Write the lines that changed (all with ``force``), then what the buzzer played."""
+        """Write the lines that changed (all with ``force``), then what the buzzer played
+        and the speaker said."""
         for key, line in self.lines():
             if force or self.seen.get(key) != line:
                 self.seen[key] = line
                 self.out(line)
         for name in self.hw.buzzer.take():
             self.out("buzz " + name)
+        sp = getattr(self.hw, "speaker", None)
+        if sp is not None:
+            from firmware.clock.cues import words
+
+            for cue, lang in sp.take():
+                self.out("say " + words(cue)[lang])
 
     async def observe(self):
         await ticks.sleep_ms(FIRST_REPORT_MS)  # the app's first pass has drawn the faces

@@ -23,6 +23,9 @@ Start reading at ``deploy``. The steps, each a failure that names itself:
    modules: MicroPython looks in the filesystem first), the files are copied, the board is
    reset; then its link must answer ``hello`` within ``wait`` seconds, else the board is
    looked at again and the failure says what to do (safe mode: PAUSE held at power-up).
+   The voice files (``voice_files``: ``make voice``'s build/voice/zh.bin and en.bin, made
+   first if missing; without espeak-ng deploy goes on without them and says so) go to the
+   board's /voice/, where ``firmware/boot/board.py`` opens the ``voice`` setting's.
 
 The board's files (``firmware/``, ``boot.py``, ``main.py``, ``hardware/manifest.py``) are found
 by ``board_root``: in the installed package (``host_tools.board_files``, the repository's layout
@@ -73,6 +76,10 @@ EXCLUDE = frozenset(
     }
 )
 SOURCE_FILES = ("boot.py", "main.py")  # copied as source, to the board's root
+VOICE_DIR = ROOT / "build" / "voice"  # ``make voice``'s output (host_tools/board/voice.py)
+VOICE_LANGS = ("zh", "en")
+# Run on the board before the voice files are copied: /voice made if it is not there.
+MKVOICE = "import os\ntry:\n    os.mkdir('/voice')\nexcept OSError:\n    pass\n"
 MARCH = "armv6m"  # the RP2040's Cortex-M0+
 
 # Run on the board by mpremote ``exec``: remove /firmware and all below it, if it is there
@@ -496,11 +503,45 @@ def mpy_cross_version() -> str:
 # ---- mpremote -----------------------------------------------------------------------------------
 
 
+def voice_files(dest, source=None, make=None) -> tuple[list[str], str]:
+    """The voice files copied into DEST/voice/ for the board: ``(names, note)``, names as
+    ``voice/zh.bin``. From ``source`` (default ``VOICE_DIR``); a file missing or not usable
+    there (torn, of another format) is made first by ``make`` (default
+    ``host_tools/board/voice.py``'s ``build``, espeak-ng). If it cannot be made: ``([], why)``,
+    and the board beeps the count."""
+    from firmware.ui import voice as V
+    from host_tools.board import voice as B
+
+    src = Path(source) if source is not None else VOICE_DIR
+
+    def usable(path):
+        try:
+            V.Voice(str(path)).close()
+            return True
+        except V.VoiceError:
+            return False
+
+    missing = tuple(lang for lang in VOICE_LANGS if not usable(src / (lang + ".bin")))
+    if missing:
+        try:
+            (make or B.build)(src, langs=missing, log=lambda line: None)
+        except (B.VoiceBuildError, OSError) as e:
+            return [], "no voice files (%s): the board will beep the count, not speak it" % e
+    out = Path(dest) / "voice"
+    out.mkdir(parents=True, exist_ok=True)
+    names = []
+    for lang in VOICE_LANGS:
+        shutil.copyfile(src / (lang + ".bin"), out / (lang + ".bin"))
+        names.append("voice/%s.bin" % lang)
+    return names, ""
+
+
 def mpremote_commands(
-    port: str, build_dir, mpremote=None, kind: str = FILES
+    port: str, build_dir, mpremote=None, kind: str = FILES, voice=()
 ) -> list[tuple[str, list[str]]]:
     """The mpremote command lines ``deploy`` runs for ``kind``, in order, each with the step's
-    name: /firmware removed, the files copied, reset."""
+    name: /firmware removed, the files copied, the ``voice`` files (names under
+    ``build_dir``: ``voice/zh.bin``) to /voice/, reset."""
     mp = list(MPREMOTE if mpremote is None else mpremote)
     b = Path(build_dir)
     connect = mp + ["connect", port]
@@ -514,6 +555,11 @@ def mpremote_commands(
         steps.append(("copy the firmware", connect + copy))
     else:
         steps.append(("copy boot.py and main.py", connect + source))
+    if voice:
+        copy = ["exec", MKVOICE]
+        for name in voice:
+            copy += ["+", "fs", "cp", str(b / name), ":" + name]
+        steps.append(("copy the voice", connect + copy))
     steps.append(("restart the board", connect + ["reset"]))
     return steps
 
@@ -732,6 +778,7 @@ def deploy(
     wait: float = 30.0,
     clock=time.monotonic,
     virtual=None,
+    voice=True,
 ) -> dict:
     """Build; ask the board on ``port`` what it runs (its link's ``hello``; with ``pin`` its
     app saves the game and leaves for the REPL; then ``PROBE`` at the REPL); ``decide`` what
@@ -741,7 +788,8 @@ def deploy(
     ``force`` copies the .mpy files to a stock board (``decide``). ``mpremote`` the command
     that runs mpremote (default ``python -m mpremote``); ``build_dir`` where to build (default:
     a fresh temporary folder, removed afterwards); ``progress(step)`` is called before each
-    step; ``virtual()`` lists the virtual boards' ports. Returns ``{"files", "bytes",
+    step; ``virtual()`` lists the virtual boards' ports; ``voice``: the voice files' folder
+    (True: ``VOICE_DIR``, made if missing; False: none copied). Returns ``{"files", "bytes",
     "mpremote", "commands", "kind", "board" (the probe), "hello" (after the reset, or None
     when not waited for), "warnings"}``. Raises ``DeployError``."""
     say = progress or (lambda step: None)
@@ -757,6 +805,10 @@ def deploy(
         version = check_mpremote(run, mp)  # before the board stops its game
         say("build")
         files, total = build(build_dir)
+        voice_names, voice_note = [], ""
+        if voice is not False:
+            say("voice")
+            voice_names, voice_note = voice_files(build_dir, None if voice is True else voice)
         say("ask the board")
         stopped = ask_board(port, pin, link_factory, virtual) is not None
         if stopped:
@@ -773,12 +825,15 @@ def deploy(
             say("restart the board as it was")
             _mpremote(run, mp + ["connect", port, "reset"], timeout=60)
             raise DeployError("%s\nThe board was restarted as it was." % e) from None
+        if voice_note:
+            warnings.append(voice_note)
         for w in warnings:
             say("warning: " + w)
         if kind != FILES:
             files = [f for f in files if f in SOURCE_FILES]
-            total = sum((Path(build_dir) / f).stat().st_size for f in files)
-        commands = mpremote_commands(port, build_dir, mp, kind)
+        files = files + voice_names
+        total = sum((Path(build_dir) / f).stat().st_size for f in files)
+        commands = mpremote_commands(port, build_dir, mp, kind, voice_names)
         for step, cmd in commands:
             say(step)
             proc = _mpremote(run, cmd)
@@ -834,6 +889,7 @@ __all__ = [
     "deploy",
     "describe",
     "mpremote_commands",
+    "voice_files",
     "parse_probe",
     "probe",
     "wait_for_hello",

@@ -3,27 +3,28 @@
 The board runs as the device does — ``micropython -m firmware.virtual.board FLASH --link-fd N``:
 ``firmware/boot/board.py``'s wiring on the virtual hardware (``firmware/hal/virtual.py``), a
 journal and the settings, calibration and secret files in a folder that plays its flash —
-in a child process on the MicroPython unix port. Its link is served on a pty whose path is
-printed first (``link: /dev/pts/N``) and noted in the user's runtime folder while it runs,
-so ``tengen boards`` finds it and every ``tengen`` command reaches it (``--port``) as a
-board on USB.
+in a child process on the MicroPython unix port (``make voice``'s phrases copied into its
+flash's voice/ first, ``copy_voice``, so it speaks the count as a deployed board). Its link
+is served on a pty whose path is printed first (``link: /dev/pts/N``) and noted in the
+user's runtime folder while it runs, so ``tengen boards`` finds it and every ``tengen``
+command reaches it (``--port``) as a board on USB.
 
-Start reading at ``Board`` (the child process, its pty and its lines), then ``headless``
-and ``SimView``. With a terminal, ``SimView`` (textual) shows both faces as their glass
-shows them, the buzzer's sounds by name, the stones on the board and a cursor, and is
-played by keys (``KEYS``, listed on its help line): arrows move the cursor; ``b``/``w`` put
-a black/white stone there; ``x`` lifts it; ``r`` slides it one point right; ``1``/``2``
-press Black's/White's paddle; the board's keys: ``p`` PAUSE (it starts the game; ``P`` held
-long: cancel), ``m`` MODE (``M`` held long: the menu), ``+``/``-``, and its two chords: ``c``
-PLUS+MINUS (resign in play, calibrate before a game), ``a`` PAUSE+MODE (the arbiter); ``t``
-lets 10 s pass; ``q`` quits. Points are named in the game's own coordinates, as the faces
-and the records name them (a 9×9 game's D4 sits on the grid's J9): the cursor, the last
-move (marked on the board), the points still to clear before a game (marked, with the
-stones a move captures still to lift; the board's ``marks`` line).
-Without a terminal (``headless``) each line of stdin is a command to the board
-(``firmware/virtual/board.py`` lists them) and each line the board says is printed; the end of
-stdin ends it. Closing the terminal (SIGHUP) or SIGTERM ends the view and stops the board;
-the board also stops by itself when its stdin closes (this process gone).
+Start reading at ``Board`` (the child process, its pty and its lines), then ``headless`` and
+``SimView``. With a terminal, ``SimView`` (textual) shows both faces as their glass shows them,
+the buzzer's sounds by name, the speaker's phrase (its words), the stones on the board and a
+cursor, and is played by keys (``KEYS``, listed on its help line): arrows move the cursor;
+``b``/``w`` put a black/white stone there; ``x`` lifts it; ``r`` slides it one point right;
+``1``/``2`` press Black's/White's paddle; the board's keys: ``p`` PAUSE (it starts the game;
+``P`` held long: cancel), ``m`` MODE (``M`` held long: the menu), ``+``/``-``, and its two
+chords: ``c`` PLUS+MINUS (resign in play, calibrate before a game), ``a`` PAUSE+MODE (the
+arbiter); ``t`` lets 10 s pass; ``q`` quits. Points are named in the game's own coordinates, as
+the faces and the records name them (a 9×9 game's D4 sits on the grid's J9): the cursor, the
+last move (marked on the board), the points still to clear before a game (marked, with the
+stones a move captures still to lift; the board's ``marks`` line). Without a terminal
+(``headless``) each line of stdin is a command to the board (``firmware/virtual/board.py``
+lists them) and each line the board says is printed; the end of stdin ends it. Closing the
+terminal (SIGHUP) or SIGTERM ends the view and stops the board; the board also stops by itself
+when its stdin closes (this process gone).
 """
 
 from __future__ import annotations
@@ -67,6 +68,27 @@ def default_flash() -> Path:
     return Path(user_data_dir("tengen", appauthor=False)) / "virtual-board"
 
 
+def copy_voice(flash: Path, source: Path | None = None) -> list[str]:
+    """``make voice``'s files (build/voice/zh.bin, en.bin) into the flash folder's voice/, as
+    ``tengen deploy`` puts them on a board, where the virtual board opens the ``voice``
+    setting's: the languages copied (a file already there and the same is left). None made:
+    the virtual board beeps the count, as a board without them does."""
+    import shutil
+
+    src = source if source is not None else Path(REPO) / "build" / "voice"
+    done = []
+    for lang in ("zh", "en"):
+        f = src / (lang + ".bin")
+        if not f.is_file():
+            continue
+        dst = flash / "voice" / f.name
+        if not (dst.is_file() and dst.read_bytes() == f.read_bytes()):
+            dst.parent.mkdir(exist_ok=True)
+            shutil.copyfile(f, dst)
+        done.append(lang)
+    return done
+
+
 class BoardError(Exception):
     """The virtual board could not start (its folder in use, no MicroPython)."""
 
@@ -81,6 +103,7 @@ class Board:
         self.flash = Path(flash) if flash is not None else default_flash()
         self.flash.mkdir(parents=True, exist_ok=True)
         self._lock = _lock(self.flash)  # one board per flash: two would write one journal
+        self.voice = copy_voice(self.flash)
         master, self.slave = os.openpty()
         tty.setraw(self.slave)  # no echo (the board would read its replies) before pyserial
         self.link = os.ttyname(self.slave)
@@ -285,6 +308,7 @@ class SimView(App):
         self.last = ""  # the last move as the board says it: "12 B D4", "" before the first
         self.game = ("go", N)
         self.sounds: list[str] = []
+        self.spoken = ""  # the speaker's last phrase (the board's ``say`` line)
         self.messages: list[str] = []
         self.said: list[str] = []  # every line the board said (for the curious, the tests)
         self.gone = False
@@ -364,6 +388,8 @@ class SimView(App):
                     self.cursor = [N // 2, N // 2]
         elif word == "buzz":
             self.sounds = (self.sounds + [rest])[-8:]
+        elif word == "say":  # the speaker's phrase: shown until the next
+            self.spoken = rest
         elif word in ("?", "!", "bye"):
             self.messages = (self.messages + [line])[-6:]
         if draw:
@@ -499,10 +525,11 @@ class SimView(App):
     def draw(self) -> None:
         from rich.markup import escape
 
-        faces = "Black  [bold]%s[/bold]\nWhite  [bold]%s[/bold]\nbuzzer %s" % (
+        faces = "Black  [bold]%s[/bold]\nWhite  [bold]%s[/bold]\nbuzzer %s\nvoice  %s" % (
             escape(self.faces.get("B", "")),
             escape(self.faces.get("W", "")),
             escape(" ".join(self.sounds[-6:]) or "-"),
+            escape(self.spoken or "-"),
         )
         self.query_one("#faces", Static).update(faces)
         self.query_one("#board", Static).update(self.board_text())

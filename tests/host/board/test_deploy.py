@@ -223,6 +223,8 @@ class FakeBoard:
     boot_error = None  # what hello says stopped the previous boot
 
     def _exec(self, script):
+        if script == D.MKVOICE:
+            return ""
         if script == D.CLEAN:
             self.fs = {p for p in self.fs if not (p == "/firmware" or p.startswith("/firmware/"))}
             return ""
@@ -313,6 +315,7 @@ def _go(tmp_path, board, pin="0000", **kw):
     clock = Clock()
     steps = []
     kw.setdefault("virtual", lambda: [])
+    kw.setdefault("voice", False)  # the voice's own tests below
     res = D.deploy(
         PORT,
         pin,
@@ -618,6 +621,75 @@ def test_mpremote_missing_is_found_before_the_board_stops(tmp_path):
     with pytest.raises(D.DeployError, match="No module named mpremote"):
         _go(tmp_path, board)
     assert board.requests == []  # the game was never interrupted
+
+
+def _voice_source(folder, langs=D.VOICE_LANGS):
+    # Small voice files of made-up clips, as tests/test_voice.py makes them.
+    from host_tools.board import voicefile as VF
+    from tests.test_voice import _clips
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for lang in langs:
+        (folder / (lang + ".bin")).write_bytes(VF.pack(lang, _clips()))
+    return folder
+
+
+def test_the_voice_files_go_to_the_boards_voice_folder(tmp_path):
+    src = _voice_source(tmp_path / "voice")
+    board = FakeBoard(frozen=FW, fs=BOARD_FILES, app=True)
+    res, steps = _go(tmp_path, board, voice=src)
+    b = str(tmp_path / "b")
+    assert board.fs == BOARD_FILES | {"/voice/zh.bin", "/voice/en.bin"}
+    assert _mp_commands(board)[-2] == [
+        "exec",
+        D.MKVOICE,
+        "+",
+        "fs",
+        "cp",
+        b + "/voice/zh.bin",
+        ":voice/zh.bin",
+        "+",
+        "fs",
+        "cp",
+        b + "/voice/en.bin",
+        ":voice/en.bin",
+    ]
+    assert res["files"] == ["boot.py", "main.py", "voice/zh.bin", "voice/en.bin"]
+    assert "copy the voice" in steps and res["warnings"] == []
+    assert (tmp_path / "b/voice/zh.bin").read_bytes() == (src / "zh.bin").read_bytes()
+
+
+def test_missing_voice_files_are_made_and_without_espeak_deploy_goes_on(tmp_path):
+    # A missing (or torn) file is made first; when it cannot be (no espeak-ng), the board
+    # gets its firmware without the voice, and deploy says so.
+    from host_tools.board import voice as B
+
+    src = _voice_source(tmp_path / "voice", ("zh",))
+    made = []
+
+    def make(out, langs, log):
+        made.append(langs)
+        _voice_source(Path(out), langs)
+
+    names, note = D.voice_files(tmp_path / "d1", src, make)
+    assert made == [("en",)] and note == "" and len(names) == 2
+    (src / "en.bin").write_bytes((src / "en.bin").read_bytes()[:-5])  # torn
+
+    def no_espeak(out, langs, log):
+        raise B.VoiceBuildError("espeak-ng is not installed: apt-get install espeak-ng")
+
+    names, note = D.voice_files(tmp_path / "d2", src, no_espeak)
+    assert names == [] and "espeak-ng is not installed" in note and "beep" in note
+    board = FakeBoard(frozen=FW, fs=BOARD_FILES, app=True)
+    real = B.build
+    B.build = no_espeak
+    try:
+        res, steps = _go(tmp_path, board, voice=src)
+    finally:
+        B.build = real
+    assert board.fs == BOARD_FILES and res["files"] == ["boot.py", "main.py"]
+    assert res["warnings"] == [note] and "warning: " + note in steps
+    assert "copy the voice" not in steps
 
 
 def test_a_failed_copy_names_the_step(tmp_path):

@@ -244,3 +244,27 @@ def test_before_a_game_the_chord_calibrates_and_a_long_pause_gives_up(board):
 
     step = asyncio.run(play())
     assert step and "RUN" not in step
+
+
+def test_the_view_shows_the_speakers_phrase():
+    # The virtual board's ``say`` line (its speaker began a phrase of the count): the view's
+    # voice line shows its words until the next (tests/test_voice_board.py: the lines).
+    view = SimView(None)
+    assert view.spoken == ""
+    view.said_line("say 还剩4分钟", draw=False)
+    view.said_line("buzz KEY", draw=False)
+    assert view.spoken == "还剩4分钟" and view.sounds == ["KEY"]
+
+
+def test_the_voice_files_are_copied_into_the_flash_folder(tmp_path):
+    from host_tools.board.sim import copy_voice
+
+    src = tmp_path / "build"
+    src.mkdir()
+    (src / "zh.bin").write_bytes(b"TGV1zh")
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    assert copy_voice(flash, src) == ["zh"]
+    assert (flash / "voice/zh.bin").read_bytes() == b"TGV1zh"
+    assert not (flash / "voice/en.bin").exists()
+    assert copy_voice(flash, tmp_path / "none") == []

@@ -18,6 +18,7 @@ from firmware.clock import cues
 from firmware.ui import voice as V
 from host_tools.board import voice as B
 from host_tools.board import voicefile as VF
+from tests.voice_match import correlate, phrase_pcm
 
 pytestmark = pytest.mark.skipif(
     shutil.which("espeak-ng") is None,
@@ -109,35 +110,6 @@ def test_the_mandarin_is_read_as_mandarin():
         assert "(en)" not in r.stdout, (shown, r.stdout)
 
 
-def _phrase_pcm(v, cue):
-    # The phrase as the voice reads it: unsigned 8-bit samples.
-    pcm = array("H", bytes(2 * v.PCM_SAMPLES))
-    out = bytearray()
-    v.say(cue)
-    while k := v.read(pcm):
-        out.extend(list(pcm[:k]))  # the values (extending by the array would take its bytes)
-    return out
-
-
-def _correlate(track, ref, around, reach):
-    # The lag (samples, from ``around``) where ``ref`` best matches ``track`` within
-    # ``reach`` either side, and its normalised cross-correlation there.
-    r = [x - 128 for x in ref]
-    rr = sum(x * x for x in r)
-    x = [s - 128 for s in track]
-    best = (None, -2.0)
-    for lag in range(-reach, reach + 1):
-        a = around + lag
-        if a < 0 or a + len(r) > len(x):
-            continue
-        seg = x[a : a + len(r)]
-        ss = sum(s * s for s in seg)
-        c = sum(map(int.__mul__, r, seg)) / ((rr * ss) ** 0.5 or 1)
-        if c > best[1]:
-            best = (lag, c)
-    return best
-
-
 def test_the_virtual_speaker_says_a_counted_minute_in_order_and_on_time(built, tmp_path):
     # The last kept minute (000 第十二条): each cue's phrase read block by block as playback
     # will, given to the virtual board's speaker at the cue's time, rendered to a WAV; in
@@ -157,7 +129,7 @@ def test_the_virtual_speaker_says_a_counted_minute_in_order_and_on_time(built, t
         assert v.say(cue)
         speaker.start(t)
         while k := v.read(pcm):
-            speaker.play(pcm, k)
+            speaker.record(pcm, k)
     wav = tmp_path / "minute.wav"
     assert B.write_speaker_wav(speaker, wav, 0, 62000) == 0
     with wave.open(str(wav)) as w:
@@ -168,9 +140,9 @@ def test_the_virtual_speaker_says_a_counted_minute_in_order_and_on_time(built, t
     found = []
     reach = V.RATE // 10  # 100 ms either side
     for t, cue in plan:
-        ref = _phrase_pcm(v, cue)
+        ref = phrase_pcm(v, cue)
         at = t * V.RATE // 1000
-        lag, c = _correlate(track, ref[: V.RATE // 5], at, reach)  # its first 200 ms
+        lag, c = correlate(track, ref[: V.RATE // 5], at, reach)  # its first 200 ms
         assert lag == 0 and c > 0.99, (cues.words(cue), lag, c)
         found.append(t + lag * 1000 // V.RATE)
         heard[at : at + len(ref)] = ref
