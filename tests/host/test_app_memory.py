@@ -2,7 +2,9 @@
 
 bench/bench_app.py plays a corpus game through the app on the simulated grid and prints the
 app's heap (its objects and the peak in play, beyond the loaded code and the simulated grid).
-768 KB is the heap the run needs: most of it is the simulated grid's full checkerboard.
+1 MB is the heap the run is given: most of it is the simulated grid's full checkerboard and the
+firmware's code compiled from source on the unix port (more in a clone whose path is long: 768 KB
+was found too tight there, fragmenting); the app's own share is what is asserted, 48 KB.
 """
 
 import os
@@ -13,9 +15,9 @@ from tests.support import REPO
 MICROPYTHON = os.path.join(REPO, ".venv", "bin", "micropython")
 
 
-def test_a_full_game_in_a_768k_heap():
+def test_a_full_game_in_a_small_heap():
     r = subprocess.run(
-        [MICROPYTHON, "-X", "heapsize=768k", "-m", "bench.bench_app", "--games", "1"],
+        [MICROPYTHON, "-X", "heapsize=1024k", "-m", "bench.bench_app", "--games", "1"],
         cwd=REPO,
         capture_output=True,
         text=True,
