@@ -34,3 +34,11 @@ def heap_unlock():
 def opt_level(level=None):
     """No optimisation levels on CPython."""
     return 0
+
+
+def ptr(buf):
+    """CPython stand-in for viper's pointer casts (``ptr8``, ``ptr16``, ``ptr32``, which the
+    MicroPython compiler provides inside ``@micropython.viper`` functions): the buffer itself,
+    indexed as the viper code indexes its pointer. ``firmware/__init__.py`` makes them
+    builtins, so no module carries its own stand-in."""
+    return buf

@@ -910,18 +910,14 @@ def test_viper_and_plain_python_paths_agree():
     # On MicroPython this runs grid.py's source without its viper decorators next to the
     # compiled module: viper's machine-word arithmetic must give the same states, changes
     # and baselines as Python's. (On CPython both are plain Python: trivially equal.)
-    from tests.support import REPO
+    from bench.bench_sensing import plain_sensing
 
-    with open(REPO + "/firmware/sensing/grid.py") as f:
-        src = f.read()
-    src = "\n".join([ln for ln in src.split("\n") if ln.strip() != "@micropython.viper"])
-    ns = {"__name__": "grid_plain"}
-    exec(src, ns)
+    plain_sensing_class = plain_sensing()
     m = Model(7, 29, reversed_points=(3, 30))
     m.noise[10] = 8
     cal, _ = calibrate(m)
     fast = Sensing(7, cal, quiet_steps=2, gap_frames=4)
-    plain = ns["Sensing"](7, cal, quiet_steps=2, gap_frames=4)
+    plain = plain_sensing_class(7, cal, quiet_steps=2, gap_frames=4)
     r = Rng(77)
     bufs = (array("H", bytes(98)), array("H", bytes(98)))
     t = 0

@@ -210,13 +210,7 @@ def reference_samples(n=N, dummy=DUMMY):
     return array("H", out)
 
 
-try:
-    ptr16  # viper's pointer casts are built into the MicroPython compiler
-except NameError:
-
-    def ptr16(buf):
-        """CPython stand-in for viper's pointer cast: index the array itself."""
-        return buf
+# ptr8/ptr16/ptr32 below: viper's pointer casts (CPython: firmware/__init__.py's stand-ins).
 
 
 # Viper: measured on the unix port 27.3 -> 0.97 us per 19x19 frame against the same loop as

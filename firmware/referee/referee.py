@@ -25,7 +25,6 @@ import micropython
 from micropython import const
 
 from firmware.referee import incidents as inc
-from firmware.rules.bitboard import ptr8, ptr16, ptr32
 
 EMPTY = const(0)
 BLACK = const(1)

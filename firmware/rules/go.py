@@ -29,7 +29,7 @@ from array import array
 import micropython
 from micropython import const
 
-from firmware.rules.bitboard import new_array, ptr16, ptr32
+from firmware.rules.bitboard import new_array
 from firmware.rules.go_board import (
     BLACK,
     KO_CHECK,

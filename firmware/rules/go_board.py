@@ -14,7 +14,7 @@ viper kernel can update them without allocating.
 import micropython
 from micropython import const
 
-from firmware.rules.bitboard import color_at, flood, new_array, ptr16, ptr32, scratch
+from firmware.rules.bitboard import color_at, flood, new_array, scratch
 
 EMPTY = const(0)
 BLACK = const(1)

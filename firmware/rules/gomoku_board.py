@@ -11,7 +11,7 @@ Layout as Go's (``bitboard.py``): black rows at ``0..n-1``, white rows at ``n..2
 import micropython
 from micropython import const
 
-from firmware.rules.bitboard import color_at, new_array, ptr8, ptr32
+from firmware.rules.bitboard import color_at, new_array
 
 EMPTY = const(0)
 BLACK = const(1)

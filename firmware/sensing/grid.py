@@ -72,7 +72,6 @@ import micropython
 from micropython import const
 
 from firmware.clock import ticks
-from firmware.rules.bitboard import ptr8, ptr16, ptr32
 from firmware.sensing.calibration import F_SIGN
 
 EMPTY = const(0)

@@ -26,15 +26,7 @@ _CLOCKS_MAX = const(8)  # longer clock tuples (none in use) go the general way
 _POINTS_MAX = const(40)  # an incident with more points goes the general way (records.encode)
 _MP = sys.implementation.name == "micropython"
 
-try:
-    ptr8  # viper's pointer casts are built into the MicroPython compiler
-except NameError:
-
-    def ptr8(buf):
-        """CPython stand-in for viper's pointer cast: index the object itself."""
-        return buf
-
-    ptr16 = ptr8
+# ptr8/ptr16/ptr32 below: viper's pointer casts (CPython: firmware/__init__.py's stand-ins).
 
 
 def _nibble_tables():

@@ -152,16 +152,7 @@ STEPS = array(
     b"\xff\x7f",
 )
 
-try:
-    ptr8  # viper's pointer casts are built into the MicroPython compiler
-except NameError:
-
-    def ptr8(buf):
-        """CPython stand-in for viper's pointer cast: index the buffer itself."""
-        return buf
-
-    ptr16 = ptr8
-    ptr32 = ptr8
+# ptr8/ptr16/ptr32 below: viper's pointer casts (CPython: firmware/__init__.py's stand-ins).
 
 
 # Viper: measured on the unix port against the same loop as bytecode, bench/bench_voice.py. The
