@@ -76,8 +76,6 @@ EXCLUDE = frozenset(
     }
 )
 SOURCE_FILES = ("boot.py", "main.py")  # copied as source, to the board's root
-VOICE_DIR = ROOT / "build" / "voice"  # ``make voice``'s output (host_tools/board/voice.py)
-VOICE_LANGS = ("zh", "en")
 # Run on the board before the voice files are copied: /voice made if it is not there.
 MKVOICE = "import os\ntry:\n    os.mkdir('/voice')\nexcept OSError:\n    pass\n"
 MARCH = "armv6m"  # the RP2040's Cortex-M0+
@@ -504,36 +502,12 @@ def mpy_cross_version() -> str:
 
 
 def voice_files(dest, source=None, make=None) -> tuple[list[str], str]:
-    """The voice files copied into DEST/voice/ for the board: ``(names, note)``, names as
-    ``voice/zh.bin``. From ``source`` (default ``VOICE_DIR``); a file missing or not usable
-    there (torn, of another format) is made first by ``make`` (default
-    ``host_tools/board/voice.py``'s ``build``, espeak-ng). If it cannot be made: ``([], why)``,
-    and the board beeps the count."""
-    from firmware.ui import voice as V
+    """The voice files put in DEST/voice/ to be copied to the board (``host_tools/board/voice.py``
+    ``install``, made first where missing): ``(names, note)``, names as ``voice/zh.bin``."""
     from host_tools.board import voice as B
 
-    src = Path(source) if source is not None else VOICE_DIR
-
-    def usable(path):
-        try:
-            V.Voice(str(path)).close()
-            return True
-        except V.VoiceError:
-            return False
-
-    missing = tuple(lang for lang in VOICE_LANGS if not usable(src / (lang + ".bin")))
-    if missing:
-        try:
-            (make or B.build)(src, langs=missing, log=lambda line: None)
-        except (B.VoiceBuildError, OSError) as e:
-            return [], "no voice files (%s): the board will beep the count, not speak it" % e
-    out = Path(dest) / "voice"
-    out.mkdir(parents=True, exist_ok=True)
-    names = []
-    for lang in VOICE_LANGS:
-        shutil.copyfile(src / (lang + ".bin"), out / (lang + ".bin"))
-        names.append("voice/%s.bin" % lang)
-    return names, ""
+    langs, note = B.install(dest, source, make)
+    return ["voice/%s.bin" % lang for lang in langs], note
 
 
 def mpremote_commands(
@@ -789,7 +763,7 @@ def deploy(
     that runs mpremote (default ``python -m mpremote``); ``build_dir`` where to build (default:
     a fresh temporary folder, removed afterwards); ``progress(step)`` is called before each
     step; ``virtual()`` lists the virtual boards' ports; ``voice``: the voice files' folder
-    (True: ``VOICE_DIR``, made if missing; False: none copied). Returns ``{"files", "bytes",
+    (True: build/voice/, made if missing; False: none copied). Returns ``{"files", "bytes",
     "mpremote", "commands", "kind", "board" (the probe), "hello" (after the reset, or None
     when not waited for), "warnings"}``. Raises ``DeployError``."""
     say = progress or (lambda step: None)

@@ -69,24 +69,12 @@ def default_flash() -> Path:
 
 
 def copy_voice(flash: Path, source: Path | None = None) -> list[str]:
-    """``make voice``'s files (build/voice/zh.bin, en.bin) into the flash folder's voice/, as
-    ``tengen deploy`` puts them on a board, where the virtual board opens the ``voice``
-    setting's: the languages copied (a file already there and the same is left). None made:
-    the virtual board beeps the count, as a board without them does."""
-    import shutil
+    """``make voice``'s files into the flash folder's voice/, as ``tengen deploy`` puts them on
+    a board (``host_tools/board/voice.py`` ``install``; none made here): the languages copied.
+    None: the virtual board beeps the count, as a board without them does."""
+    from host_tools.board import voice
 
-    src = source if source is not None else Path(REPO) / "build" / "voice"
-    done = []
-    for lang in ("zh", "en"):
-        f = src / (lang + ".bin")
-        if not f.is_file():
-            continue
-        dst = flash / "voice" / f.name
-        if not (dst.is_file() and dst.read_bytes() == f.read_bytes()):
-            dst.parent.mkdir(exist_ok=True)
-            shutil.copyfile(f, dst)
-        done.append(lang)
-    return done
+    return voice.install(flash, source, make=False)[0]
 
 
 class BoardError(Exception):

@@ -31,6 +31,8 @@ from host_tools.board import voicefile as VF
 VOICES = {"zh": ("cmn-latn-pinyin", 170), "en": ("en", 200)}
 PEAK = 0.89  # -1 dBFS: the clips' loudness alike, with room for the ADPCM's overshoot
 _PAD_MS = 10  # kept before and after the sound when the silence is trimmed
+LANGS = tuple(VOICES)
+OUT = Path(__file__).resolve().parents[2] / "build" / "voice"  # make voice's folder
 
 
 class VoiceBuildError(RuntimeError):
@@ -165,6 +167,41 @@ def build(out_dir, langs=("zh", "en"), wav=False, log=print):
                 write_wav(folder / ("%02d.wav" % i), c)
     log("voice: %d bytes in all, for the board's /voice/" % sum(sizes.values()))
     return sizes
+
+
+def install(dest, source=None, make=None):
+    """``make voice``'s files into DEST/voice/, as a board keeps them in its /voice/:
+    ``(languages copied, note)``. From ``source`` (default build/voice/); a file missing or
+    not usable there (torn, of another format) is made first by ``make`` (default ``build``,
+    espeak-ng; ``False``: none is made, the usable ones are copied). If they cannot be made:
+    ``([], why)``, and the board beeps the count. A file already in DEST and the same is left.
+    ``tengen deploy`` (host_tools/board/deploy.py) and the virtual board (sim.py) use it."""
+    src = Path(source) if source is not None else OUT
+
+    def usable(path):
+        try:
+            V.Voice(str(path)).close()
+            return True
+        except V.VoiceError:
+            return False
+
+    unusable = tuple(lang for lang in LANGS if not usable(src / (lang + ".bin")))
+    if unusable and make is not False:
+        try:
+            (make or build)(src, langs=unusable, log=lambda line: None)
+        except (VoiceBuildError, OSError) as e:
+            return [], "no voice files (%s): the board will beep the count, not speak it" % e
+        unusable = ()
+    done = []
+    for lang in LANGS:
+        if lang in unusable:
+            continue
+        f, dst = src / (lang + ".bin"), Path(dest) / "voice" / (lang + ".bin")
+        if not (dst.is_file() and dst.read_bytes() == f.read_bytes()):
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f, dst)
+        done.append(lang)
+    return done, ""
 
 
 def write_wav(path, samples, rate=V.RATE):

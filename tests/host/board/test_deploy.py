@@ -623,7 +623,7 @@ def test_mpremote_missing_is_found_before_the_board_stops(tmp_path):
     assert board.requests == []  # the game was never interrupted
 
 
-def _voice_source(folder, langs=D.VOICE_LANGS):
+def _voice_source(folder, langs=("zh", "en")):
     # Small voice files of made-up clips, as tests/test_voice.py makes them.
     from host_tools.board import voicefile as VF
     from tests.test_voice import _clips

@@ -258,13 +258,13 @@ def test_the_view_shows_the_speakers_phrase():
 
 def test_the_voice_files_are_copied_into_the_flash_folder(tmp_path):
     from host_tools.board.sim import copy_voice
+    from tests.host.board.test_deploy import _voice_source
 
-    src = tmp_path / "build"
-    src.mkdir()
-    (src / "zh.bin").write_bytes(b"TGV1zh")
+    src = _voice_source(tmp_path / "build", ("zh",))
+    (src / "en.bin").write_bytes(b"TGV1en")  # not a voice file: not copied
     flash = tmp_path / "flash"
     flash.mkdir()
     assert copy_voice(flash, src) == ["zh"]
-    assert (flash / "voice/zh.bin").read_bytes() == b"TGV1zh"
+    assert (flash / "voice/zh.bin").read_bytes() == (src / "zh.bin").read_bytes()
     assert not (flash / "voice/en.bin").exists()
     assert copy_voice(flash, tmp_path / "none") == []
