@@ -334,6 +334,16 @@ def test_a_missing_torn_or_corrupt_file_is_refused_saying_why():
         with open(path, "wb") as f:
             f.write(data[:10])
         _refused(path, "not a voice file")
+        # A file made to pass the checks (its CRC made anew) whose index points past its end:
+        # the board would read beyond the file. Refused.
+        bad = bytearray(data)
+        at = V.HEADER + 8 * 3 + 4  # clip 3's sample count
+        bad[at : at + 4] = b"\xff\xff\xff\x00"
+        crc = crc32(bytes(bad[V.HEADER :])) & 0xFFFFFFFF
+        bad[16:20] = bytes((crc & 255, crc >> 8 & 255, crc >> 16 & 255, crc >> 24))
+        with open(path, "wb") as f:
+            f.write(bad)
+        _refused(path, "clip 3 lies outside the file")
     finally:
         _remove(path)
 
