@@ -67,11 +67,16 @@ def _group(item):
     return None
 
 
+def _test_id(nodeid):
+    """A test's id without its parameters and its group: the key of ``SLOW_HERE``."""
+    return nodeid.split("[")[0].split("@")[0]
+
+
 def _weight(item):
     mark = item.get_closest_marker("slow")
     if mark and mark.args:
         return float(mark.args[0])
-    return float(SLOW_HERE.get(item.nodeid.split("[")[0].split("@")[0], _DEFAULT_S))
+    return float(SLOW_HERE.get(_test_id(item.nodeid), _DEFAULT_S))
 
 
 def _join(item, group):
@@ -110,7 +115,7 @@ def pytest_collection_modifyitems(config, items):
 def pytest_terminal_summary(terminalreporter, config):
     late = []
     for rep in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get("failed", []):
-        marked = "slow" in rep.keywords or rep.nodeid.split("[")[0].split("@")[0] in SLOW_HERE
+        marked = "slow" in rep.keywords or _test_id(rep.nodeid) in SLOW_HERE
         if rep.when == "call" and rep.duration > UNMARKED_S and not marked:
             late.append((rep.duration, rep.nodeid))
     if late:
