@@ -55,6 +55,8 @@ package(  # noqa: F821
         "hal/pcf8563.py",
         "hal/pins.py",
         "hal/rp2040.py",
+        "hal/rp2040_dma.py",
+        "hal/rp2040_voice.py",
         "link/__init__.py",
         "link/ending.py",
         "link/hmac.py",

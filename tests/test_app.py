@@ -89,6 +89,35 @@ def test_moves_faces_and_the_counting_cues():
     assert app.longest_gap == 500
 
 
+def test_the_boards_timings_press_to_commit_and_frame_gaps_since_last_asked():
+    # What hello reports (App.timing): the worst press-to-commit (the IRQ's stamp to the
+    # clock pass that takes it) and the worst gap between frames, then they start over.
+    grid, app = _app("cn-local")
+    now = 0
+    for _ in range(3):
+        now += 50
+        app.step(now)
+    app.match.start(now)
+    grid.put(3, 3, BLACK)
+    for _ in range(5):
+        now += 50
+        app.step(now)
+    app.paddles.hit(BLACK, now + 7)  # taken 43 ms later, at the next pass
+    now += 50
+    app.step(now)
+    now += 120  # a pass held up: the frames 120 ms apart
+    app.step(now)
+    t = app.timing()
+    assert t["press_ms"] == 43 and t["presses"] == 1, t
+    assert t["frame_gap_ms"] == 120 and t["frames"] == 10 and t["tick_gap_ms"] == 120, t
+    assert t["voice_late"] == 0
+    now += 50
+    app.step(now)
+    t = app.timing()  # since the last call: one gap of 50 ms, no press
+    assert (t["press_ms"], t["presses"], t["frame_gap_ms"], t["frames"]) == (0, 0, 50, 2), t
+    assert locked(lambda: app.presses(now)) is None  # the counting allocates nothing
+
+
 def test_a_failing_step_is_logged_and_survived():
     grid, app = _app()
 

@@ -1,24 +1,13 @@
 """Finding the clock's phrases in what a speaker played: for the voice tests on CPython.
 
 Start reading at ``correlate``: where a phrase's recording (``phrase_pcm``, read by the
-firmware's own reader) best matches a track of unsigned 8-bit samples (the virtual speaker's,
-``host_tools/board/voice.py``'s ``write_speaker_wav``), by normalised cross-correlation.
+firmware's own reader: ``host_tools/board/voice.py``) best matches a track of unsigned 8-bit
+samples (the virtual speaker's, ``write_speaker_wav``), by normalised cross-correlation.
 tests/host/board/test_voice_build.py (the speaker fed by the test) and
 tests/host/board/test_voice_board.py (fed by the board's own app) use it.
 """
 
-from array import array
-
-
-def phrase_pcm(v, cue):
-    """The phrase of ``cue`` as the voice ``v`` (a ``firmware.ui.voice.Voice``) reads it:
-    unsigned 8-bit samples (a bytearray)."""
-    pcm = array("H", bytes(2 * v.PCM_SAMPLES))
-    out = bytearray()
-    v.say(cue)
-    while k := v.read(pcm):
-        out.extend(list(pcm[:k]))  # the values (extending by the array would take its bytes)
-    return out
+from host_tools.board.voice import phrase_pcm  # noqa: F401 (the tests take it from here)
 
 
 def correlate(track, ref, around, reach):

@@ -150,6 +150,10 @@ class App:
         self.steps = 0
         self.last_tick = 0
         self.longest_gap = 0  # ms between clock ticks: the budget the tasks must keep
+        # The board's timings (``timing``, the link's hello): the worst ms from a paddle's
+        # press (its IRQ's stamp) to the clock taking it, presses; the worst ms between two
+        # scanned frames, frames; the last frame's tick.
+        self.timings = array("i", [0, 0, 0, 0, 0])
         self.face_ms = -1  # the tick when the faces were first drawn (the link's hello)
         # The board's settings (what the next game is made of); the match keeps its own copy.
         self.settings = settings if settings is not None else dict(match.settings)
@@ -212,6 +216,8 @@ class App:
         self._tick(now)
         self.listen(now)
         self._show(now)
+        if self.voice is not None:
+            self.speaker.step(now)
 
     @micropython.native
     def take_frame(self, now):
@@ -232,8 +238,13 @@ class App:
     def presses(self, now):
         """The paddle presses the IRQ stamped, oldest first."""
         m = self.match
+        tm = self.timings
         side = self.paddles.take()
         while side:
+            lag = ticks.diff(now, self.paddles.taken_at)  # press to commit
+            if lag > tm[0]:
+                tm[0] = lag
+            tm[1] += 1
             if m.press(side, self.paddles.taken_at) == 4:  # match.CONFIRMED: the count agreed
                 self.note(side, T.OK, "", "count confirmed", now, _DONE)
             side = self.paddles.take()
@@ -727,8 +738,6 @@ class App:
                 self.cue = clock.next_cue(self.cue_at)
                 self.cue_at = clock.cue_tick
             self.buzzer.step(now)
-        if self.voice is not None:
-            self.speaker.step(now)
 
     @micropython.native
     def _face(self, k, side, now):
@@ -1007,6 +1016,8 @@ class App:
         self.buttons_step(now)
         self._tick(now)
         self.listen(now)
+        if self.voice is not None:  # the phrase's next block, one pass at a time (20 ms)
+            self.speaker.step(now)
 
     async def _every(self, ms, job):
         while True:
@@ -1039,12 +1050,40 @@ class App:
                 self.fault("scan", e)
                 await ticks.sleep_ms(ms)
 
+    def timing(self):
+        """The board's timings since the last call (the link's ``hello``; each call starts
+        them over): ``press_ms`` the worst from a paddle's press to the clock taking it
+        (``presses`` of them), ``frame_gap_ms`` the worst between two scanned frames
+        (``frames``), ``tick_gap_ms`` between two clock ticks, ``voice_late`` the speaker's
+        passes that came after its ring had played out."""
+        tm = self.timings
+        out = {
+            "press_ms": tm[0],
+            "presses": tm[1],
+            "frame_gap_ms": tm[2],
+            "frames": tm[3],
+            "tick_gap_ms": self.longest_gap,
+            "voice_late": getattr(self.speaker, "late", 0),
+        }
+        tm[0] = tm[1] = tm[2] = 0
+        tm[3] = 1 if tm[3] else 0  # the next gap is measured from the last frame
+        self.longest_gap = 0
+        return out
+
     @micropython.native
     def scan_health(self, now):
         """The scanner's new stalls (``ScanGuard.stalls``: its DMA chain stopped delivering
         and the polled scan took over): logged in ``errors`` with the count, and said on both
         faces ("SCAN", with the fault's sound) the first time and then at most every
-        ``SCAN_SAY_MS``, never every frame."""
+        ``SCAN_SAY_MS``, never every frame. A frame just came: the worst gap between frames
+        is kept (``timing``)."""
+        tm = self.timings
+        if tm[3]:  # from the second frame on
+            gap = ticks.diff(now, tm[4])
+            if gap > tm[2]:
+                tm[2] = gap
+        tm[3] += 1
+        tm[4] = now
         stalls = getattr(self.scanner, "stalls", 0)
         if stalls != self.scan_stalls:
             self.scan_stalls = stalls

@@ -57,6 +57,7 @@ from micropython import const
 
 from firmware.clock import ticks
 from firmware.hal import pins
+from firmware.hal.rp2040_dma import Parts, aligned_offset, dma_ctrl  # noqa: F401 (the tests')
 
 # --- geometry ---------------------------------------------------------------------------------
 
@@ -110,7 +111,6 @@ FCS_OVER = const(0x800)  # write 1 to clear
 FCS_LEVEL_MASK = const(0xF0000)
 FIFO_VALUE_MASK = const(0xFFF)  # bit 15 is the conversion-error flag when FCS.ERR is set
 DREQ_ADC = const(36)
-TREQ_PERMANENT = const(0x3F)
 
 
 def address_word(row, mux, last=False):
@@ -264,39 +264,6 @@ def adc_fcs(thresh=1):
     return FCS_EN | FCS_DREQ_EN | FCS_UNDER | FCS_OVER | (thresh & 0xF) << 24
 
 
-def dma_ctrl(
-    chain_to,
-    treq=TREQ_PERMANENT,
-    size=2,
-    inc_read=True,
-    inc_write=True,
-    ring_size=0,
-    ring_write=False,
-    irq_quiet=True,
-    high_pri=False,
-    enable=True,
-):
-    """A DMA channel's CTRL word, packed as ``rp2.DMA.pack_ctrl`` packs it (RP2040 layout:
-    EN 0, HIGH_PRIORITY 1, DATA_SIZE 2-3, INCR_READ 4, INCR_WRITE 5, RING_SIZE 6-9, RING_SEL
-    10, CHAIN_TO 11-14, TREQ_SEL 15-20, IRQ_QUIET 21). ``chain_to`` its own channel = none."""
-    if not (0 <= size <= 2 and 0 <= ring_size <= 15 and 0 <= chain_to <= 11 and 0 <= treq <= 63):
-        raise ValueError("DMA ctrl field")
-    word = size << 2 | ring_size << 6 | chain_to << 11 | treq << 15
-    if enable:
-        word |= 1
-    if high_pri:
-        word |= 2
-    if inc_read:
-        word |= 0x10
-    if inc_write:
-        word |= 0x20
-    if ring_write:
-        word |= 0x400
-    if irq_quiet:
-        word |= 0x200000
-    return word
-
-
 def sample_ctrl(this, other):
     """CTRL of channel A (``this``): ADC FIFO -> sample ring, halfwords, paced by DREQ_ADC,
     the write address wrapping at 2 KiB, chaining to B (``other``)."""
@@ -319,11 +286,6 @@ def pio_tx_dreq(sm_id):
 def pio_txf(sm_id):
     """Address of state machine ``sm_id``'s TX FIFO register (PIOx base + 0x10 + 4 * sm)."""
     return (0x50300000 if sm_id >> 2 else 0x50200000) + 0x10 + 4 * (sm_id & 3)
-
-
-def aligned_offset(address, align, itemsize):
-    """Items to skip from ``address`` to reach the next ``align``-byte boundary."""
-    return ((align - address % align) % align) // itemsize
 
 
 def frame_us(n=N, dummy=DUMMY, period_cycles=SLOT_CYCLES):
@@ -366,19 +328,6 @@ async def until_ready(scanner, frame):
         w = scanner.poll(frame)
 
 
-class _Parts:
-    """The board's own modules for ``DmaScanner`` (the tests pass a fake chip instead)."""
-
-    def __init__(self):
-        import machine
-        import rp2
-        import uctypes
-
-        self.machine = machine
-        self.rp2 = rp2
-        self.uctypes = uctypes
-
-
 class DmaScanner:
     """The background scan: PIO steps the address lines, DMA moves samples and addresses.
 
@@ -400,7 +349,7 @@ class DmaScanner:
     """
 
     def __init__(self, n=N, sm_id=0, continuous=False, timeout_ms=_TIMEOUT_MS, parts=None):
-        parts = parts or _Parts()
+        parts = parts or Parts()
         machine = parts.machine
         uctypes = parts.uctypes
         if hasattr(micropython, "alloc_emergency_exception_buf"):
@@ -936,9 +885,17 @@ class Hardware:
         for f in self.faces:
             f.start()
         self.buzzer = Buzzer(PWM(Pin(pins.BUZZER)))
-        # The voice (pins.VOICE_PWM, VOICE_EN): None until its PWM + DMA driver exists; the
-        # app beeps the count meanwhile (firmware/boot/board.py's ``speaker``).
-        self.speaker = None
+        # The voice (firmware/hal/rp2040_voice.py), its DMA channel claimed after the scan's.
+        # A chip where it cannot be made (no rp2.DMA, no free channel) beeps the count.
+        try:
+            from firmware.hal.rp2040_voice import Speaker
+
+            self.speaker = Speaker()
+        except Exception as e:
+            from firmware.boot import bootlog
+
+            bootlog.note("voice: no speaker (%r): the count is beeped" % (e,))
+            self.speaker = None
         self.keys = key_reader(
             [
                 (Pin(pins.BTN_PAUSE, Pin.IN, Pin.PULL_UP), btn.PAUSE),

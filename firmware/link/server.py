@@ -47,8 +47,10 @@ reply). Nothing of this is written per request: no flash wear. A request unsigne
 heap after a collection now, the least of those since power-up and the one after
 ``board.build`` (``heap_free``: a collection costs a few ms, so it is taken at ``build`` and at
 each ``hello``, never per frame); ``face_ms``, the tick when the app first drew the faces (on
-the RP2040 the ms since power-up: the boot time to the first face). ``tengen boards`` prints
-them; ``tests/host/board/test_chip_budgets.py`` checks them on the emulated chip.
+the RP2040 the ms since power-up: the boot time to the first face); ``timing``, the worst
+press-to-commit and gap between scanned frames since the last ``hello`` (``App.timing``).
+``tengen boards`` prints them; ``tests/host/board/test_chip_budgets.py`` checks them on the
+emulated chip.
 """
 
 import binascii
@@ -532,6 +534,7 @@ class Server:
             "faults": self._faults(),
             "heap": {"free": self.heap_free(), "low": self.heap_low, "built": self.heap_built},
             "face_ms": getattr(self.app, "face_ms", -1),
+            "timing": self.app.timing() if hasattr(self.app, "timing") else None,
             "paired": self.paired,
             "nonce": self.nonce.decode(),
             "seq": self.seq,

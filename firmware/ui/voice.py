@@ -201,8 +201,8 @@ def decode(src, n: int, dst, state):
 
 
 @micropython.viper
-def _fill(dst, n: int, v: int):
-    # n samples of silence (v) into dst.
+def fill(dst, n: int, v: int):
+    """``n`` samples of ``v`` into ``dst`` (``array('H')``): silence. Allocates nothing."""
     d = ptr16(dst)
     i = 0
     while i < n:
@@ -316,7 +316,7 @@ class Voice:
         while self.left == 0:
             if self.gap:
                 n = self.gap
-                _fill(pcm, n, 32768 >> self.state[2])
+                fill(pcm, n, 32768 >> self.state[2])
                 self.gap = 0
                 return n
             self.k += 1

@@ -11,7 +11,8 @@ command reaches it (``--port``) as a board on USB.
 
 Start reading at ``Board`` (the child process, its pty and its lines), then ``headless`` and
 ``SimView``. With a terminal, ``SimView`` (textual) shows both faces as their glass shows them,
-the buzzer's sounds by name, the speaker's phrase (its words), the stones on the board and a
+the buzzer's sounds by name, the speaker's phrase (its words, and its sound on the PC's
+where there is a player: host_tools/board/sound.py), the stones on the board and a
 cursor, and is played by keys (``KEYS``, listed on its help line): arrows move the cursor;
 ``b``/``w`` put a black/white stone there; ``x`` lifts it; ``r`` slides it one point right;
 ``1``/``2`` press Black's/White's paddle; the board's keys: ``p`` PAUSE (it starts the game;
@@ -43,6 +44,7 @@ from textual.binding import Binding
 from textual.widgets import Footer, Static
 
 from firmware.link.lines import LIMIT, read_line
+from host_tools.board.sound import PcSound
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
@@ -297,6 +299,8 @@ class SimView(App):
         self.game = ("go", N)
         self.sounds: list[str] = []
         self.spoken = ""  # the speaker's last phrase (the board's ``say`` line)
+        # ... played on the PC's sound where it has one (host_tools/board/sound.py)
+        self.sound = PcSound(board.flash / "voice") if board is not None else None
         self.messages: list[str] = []
         self.said: list[str] = []  # every line the board said (for the curious, the tests)
         self.gone = False
@@ -376,8 +380,10 @@ class SimView(App):
                     self.cursor = [N // 2, N // 2]
         elif word == "buzz":
             self.sounds = (self.sounds + [rest])[-8:]
-        elif word == "say":  # the speaker's phrase: shown until the next
+        elif word == "say":  # the speaker's phrase: shown until the next, and heard
             self.spoken = rest
+            if self.sound is not None:
+                self.sound.say(rest)
         elif word in ("?", "!", "bye"):
             self.messages = (self.messages + [line])[-6:]
         if draw:
@@ -581,7 +587,11 @@ def run(flash: str | None = None, seed: int = 1, view: bool | None = None) -> in
     previous = {s: signal.signal(s, stop) for s in (signal.SIGHUP, signal.SIGTERM)}
     try:
         if view:
-            SimView(board).run()
+            app = SimView(board)
+            try:
+                app.run()
+            finally:
+                app.sound.close()
             return 0
         return headless(board)
     except KeyboardInterrupt:

@@ -213,6 +213,19 @@ def write_wav(path, samples, rate=V.RATE):
         w.writeframes(b"".join(int(s).to_bytes(2, "little", signed=True) for s in samples))
 
 
+def phrase_pcm(v, cue):
+    """``cue``'s phrase as the voice ``v`` (an open ``firmware.ui.voice.Voice``, shift 8: the
+    board's own reader) reads it: unsigned 8-bit samples (a bytearray), what a speaker plays."""
+    from array import array
+
+    pcm = array("H", bytes(2 * v.PCM_SAMPLES))
+    out = bytearray()
+    v.say(cue)
+    while k := v.read(pcm):
+        out.extend(pcm[:k].tolist())  # the values (extending by the array would take its bytes)
+    return out
+
+
 def write_speaker_wav(speaker, path, start=None, end=None):
     """What the virtual board's speaker (``firmware/hal/virtual.py``'s ``Speaker``) played,
     from board time ``start`` to ``end`` (ms; default: its first and last sound), as an 8-bit

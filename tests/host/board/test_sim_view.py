@@ -12,6 +12,8 @@ import subprocess
 import sys
 import termios
 import time
+import types
+import wave
 from pathlib import Path
 
 import pytest
@@ -268,3 +270,45 @@ def test_the_voice_files_are_copied_into_the_flash_folder(tmp_path):
     assert (flash / "voice/zh.bin").read_bytes() == (src / "zh.bin").read_bytes()
     assert not (flash / "voice/en.bin").exists()
     assert copy_voice(flash, tmp_path / "none") == []
+
+
+def test_the_views_phrase_is_heard_on_the_pcs_player(tmp_path, monkeypatch):
+    # make sim on a PC with a sound player: the board's ``say`` line becomes the phrase's WAV
+    # (read from the flash's voice file by the firmware's reader) handed to the player, here a
+    # stand-in that keeps what it was given. Without one (TENGEN_SOUND=off), the words alone.
+    from firmware.clock import cues
+    from firmware.ui import voice as V
+    from host_tools.board import sound
+    from host_tools.board.voice import phrase_pcm
+    from tests.host.board.test_deploy import _voice_source
+
+    flash = tmp_path / "flash"
+    (flash / "voice").mkdir(parents=True)
+    src = _voice_source(tmp_path / "src", langs=("zh",))
+    (flash / "voice/zh.bin").write_bytes((src / "zh.bin").read_bytes())
+    kept = tmp_path / "heard"
+    kept.mkdir()
+    player = tmp_path / "player"
+    player.write_text('#!/bin/sh\ncp "$1" %s/\n' % kept)
+    player.chmod(0o755)
+    monkeypatch.setenv(sound.ENV, str(player))
+
+    board = types.SimpleNamespace(flash=flash)  # the part of a Board the view's sound reads
+    view = SimView(board)
+    view.said_line("say 还剩4分钟", draw=False)
+    view.sound.playing.wait(10)
+    [wav] = kept.iterdir()
+    with wave.open(str(wav)) as w:
+        assert (w.getframerate(), w.getsampwidth(), w.getnchannels()) == (V.RATE, 1, 1)
+        heard = w.readframes(w.getnframes())
+    v = V.Voice(str(flash / "voice/zh.bin"))
+    assert heard == bytes(phrase_pcm(v, cues.MINUTE_LEFT << 8 | 4))
+    v.close()
+    view.said_line("say 1 minute left", draw=False)  # no en.bin on this flash: not heard
+    assert len(list(kept.iterdir())) == 1 and view.spoken == "1 minute left"
+    view.sound.close()
+
+    monkeypatch.setenv(sound.ENV, "off")
+    quiet = SimView(board)
+    quiet.said_line("say 还剩4分钟", draw=False)
+    assert quiet.sound.command is None and quiet.spoken == "还剩4分钟"

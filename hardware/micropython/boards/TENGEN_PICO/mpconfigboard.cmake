@@ -26,3 +26,6 @@ endif()
 list(APPEND MICROPY_DEF_BOARD
     MP_CONFIGFILE=\"mpconfigtrim.h\"
 )
+
+# The frozen modules' integer constants as the image holds long ints: 64-bit (mpconfigtrim.h).
+set(MICROPY_MPY_TOOL_FLAGS -mlongint-impl=longlong)

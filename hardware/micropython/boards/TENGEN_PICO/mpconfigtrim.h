@@ -75,3 +75,10 @@
 #define MICROPY_PY_MACHINE_PULSE                (0)
 #undef MICROPY_PY_ONEWIRE
 #define MICROPY_PY_ONEWIRE                      (0)
+// Long ints in 64 bits, not arbitrary precision (mpz: 7 KB). The firmware's integers are 32-bit
+// masks and addresses, CRC-32s, ticks, milliseconds and calendar seconds: 64 bits hold them all.
+// A number past 64 bits (a request's JSON, a file) raises OverflowError where it would have been
+// parsed: the link and the settings' reader turn any exception into a clear refusal.
+// mpconfigboard.cmake tells mpy-tool (the frozen modules' constants) the same.
+#undef MICROPY_LONGINT_IMPL
+#define MICROPY_LONGINT_IMPL                    (MICROPY_LONGINT_IMPL_LONGLONG)
