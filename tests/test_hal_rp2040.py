@@ -625,6 +625,31 @@ def test_dma_scanner_on_a_fake_chip_reads_the_board():
     assert chip.dmas[0].closed and chip.sms[0].words[-1] == hal.PARK
 
 
+def test_the_voices_ring_and_block_share_the_scans_buffer_wherever_it_lands():
+    # firmware/hal/rp2040_voice.py plays from a second ring in the scan's sample buffer: on a
+    # boundary of its size, clear of the scan's ring, its decoding block in what is left,
+    # wherever the heap puts the buffer (every 16-byte position of a 2 KiB boundary's cycle).
+    ring = 2 * hal.RING_SAMPLES
+    for start in range(0x20000000, 0x20000000 + ring, 16):
+        chip = FakeChip(_source(_board(3)))
+        chip._next = start
+        sc = hal.DmaScanner(N, parts=chip)
+        addr = chip.addressof(sc._ring_buf)
+        size = len(sc._ring_buf) * 2
+        scan = (addr + 2 * sc.ring_base, addr + 2 * sc.ring_base + ring)
+        voice = (sc.voice_ring_addr, sc.voice_ring_addr + ring)
+        assert voice[0] % ring == 0 and scan[1] <= voice[0] and voice[1] <= addr + size
+        assert len(sc.voice_ring) == hal.RING_SAMPLES and len(sc.voice_pcm) == hal.VOICE_BLOCK
+        # The block: inside the buffer, clear of both rings (its index in the buffer's samples).
+        sc.voice_pcm[0] = 0xBEEF
+        i = list(sc._ring_buf).index(0xBEEF)
+        lo, hi = addr + 2 * i, addr + 2 * (i + hal.VOICE_BLOCK)
+        assert hi <= addr + size and (hi <= scan[0] or lo >= voice[1]), (hex(start), i)
+        sc.voice_ring[0] = 0xCAFE
+        assert sc._ring_buf[(voice[0] - addr) // 2] == 0xCAFE
+        sc.close()
+
+
 def _run(coro):
     import asyncio
 

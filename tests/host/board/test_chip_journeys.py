@@ -75,7 +75,7 @@ def board(chip_images, emu, tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(RUNTIME_ENV, env[RUNTIME_ENV])  # where the chip notes its port
         uf2 = Path(chip_images["tengen"]) / "firmware.uf2"
-        chip = emulator.Chip(uf2, folder / "emu", emu=emu, glass=True)
+        chip = emulator.Chip(uf2, folder / "emu", emu=emu, glass=True, speaker=True)
         try:
             chip.start()
             yield Board(chip, env, folder)
@@ -226,7 +226,7 @@ class Board:
                 and str(s["size"]) == want.get("size", str(s["size"]))
             ),
         )
-        self.chip.press("pause")  # Black's clock starts
+        self.started_at = self.chip.press("pause")  # Black's clock starts (the chip's ms)
         return self.until(
             "Black's clock running",
             lambda s: s["clock"]["state"] == "running" and s["clock"]["running"] == 1,
@@ -448,4 +448,76 @@ def test_a_renju_game_to_a_double_three_foul(board):
     moves, root = _moves(sgfs[-1].read_bytes())
     assert moves == _played([("bw"[i % 2], v) for i, v in enumerate(RENJU_GAME + [FOUL])], size)
     assert root.get("RE").startswith("W+F"), root.get("RE")
+    assert board.chip.hardfaults() == 0
+
+
+# Japanese byo-yomi with one 10-second period and no main time (003 第12条): each move's
+# counting starts at once and its first second is said, "1" (一). Every move is made then: the
+# stone put and the paddle pressed while the phrase plays.
+COUNTED = "byoyomi/0/1/10"
+SPOKEN_GAME = ["E5", "C3", "G5", "C7", "G3", "G7", "E3", "E7"]
+INTO_COUNT_MS = 1100  # after the last press: the "1" began at 1,000 ms (the next UI pass)
+
+
+def _timing(board):
+    """The board's timings since it was last asked (its hello's ``timing``: each hello
+    starts them over)."""
+    from host_tools.board.deploy import wait_for_hello
+
+    hello = wait_for_hello(board.port, timeout=60.0)
+    assert hello is not None, board.chip.log()[-1500:]
+    return hello["timing"]
+
+
+def _spoken_moves(board, voice):
+    # The game with the voice on or off, each move at its counting's first second: the
+    # timings over its moves, and the chip's time each paddle went down.
+    size = 9
+    board.new_game("game=go", "size=9", "time=" + COUNTED, "voice=" + voice)
+    at = board.started_at  # Black's counting starts here
+    _timing(board)  # from here
+    downs = []
+    for i, vertex in enumerate(SPOKEN_GAME):
+        colour = "bw"[i % 2]
+        ply = board.seen["ply"]
+        board.chip.settle(INTO_COUNT_MS, since=at)
+        board.put(vertex, colour, size)
+        at = board.chip.press(BLACK if colour == "b" else WHITE)
+        downs.append(at)
+        s = board.until("move %d" % (ply + 1), lambda s, p=ply: s["ply"] == p + 1)
+        assert s["phase"] == "play", _brief(s)
+    return _timing(board), downs
+
+
+@pytest.mark.slow(150)
+def test_a_phrase_plays_while_stones_are_put_and_paddles_pressed(board):
+    # The count spoken on the chip's speaker (firmware/hal/rp2040_voice.py: PWM fed by DMA)
+    # while the players move, against the same moves with the voice off (the count beeped):
+    # the press-to-commit and the scan's frames the same, no block of the phrase late.
+    board.ready()
+    off, quiet = _spoken_moves(board, "off")
+    heard_before = board.chip.speaker()
+    on, spoken = _spoken_moves(board, "zh")
+    sp = board.chip.speaker()
+    print("\nvoice off: %s\nvoice zh:  %s\nspeaker: %s" % (off, on, sp.summary()))
+    # Every paddle edge the IRQ stamped counts (a press can bounce on the emulated pin too).
+    assert min(off["presses"], on["presses"]) >= len(SPOKEN_GAME), (off, on)
+
+    # The voice off: the speaker silent (the amplifier never on) while those moves were made.
+    silent = [(a, b) for a, b in heard_before.spans if b is None or b >= quiet[0]]
+    assert not [x for x in silent if x[0] <= quiet[-1]], silent
+    # The voice on: each press after the first made while a phrase played, at 8 kHz, whole.
+    for down in spoken[1:]:
+        assert any(a <= down <= (b if b is not None else 1e12) for a, b in sp.spans), (
+            down,
+            sp.spans[-12:],
+        )
+    assert sp.underruns == 0 and abs(sp.spacing_us() - 125.0) < 0.5, sp.summary()
+    assert on["voice_late"] == 0, on
+
+    # The timings unchanged: press-to-commit within the clock's pass either way (the IRQ's
+    # stamp is the time charged; this is how soon the clock takes it), the scan's frames as
+    # often and no longer apart than with the voice off, give or take a tick.
+    assert on["press_ms"] <= max(off["press_ms"], 20) + 2, (off, on)
+    assert on["frame_gap_ms"] <= off["frame_gap_ms"] + 2, (off, on)
     assert board.chip.hardfaults() == 0

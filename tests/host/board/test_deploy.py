@@ -912,9 +912,10 @@ def test_deploy_build_only_from_an_installed_wheel(tmp_path):
         assert board + f in names, f
     assert "firmware/rules/go.py" in names  # the importable package too
     # The host tools' own files that are not Python (pyproject.toml's package-data): the
-    # hall's pages and the emulator's glass model.
+    # hall's pages and the emulator's models.
     assert "host_tools/hall/web/hall.js" in names
-    assert "host_tools/board/emulator_glass.js" in names
+    for model in ("board", "glass", "speaker"):
+        assert "host_tools/board/emulator_%s.js" % model in names
 
     # A fresh environment: the wheel installed, its dependencies borrowed from this one by a
     # .pth (nothing downloaded); no checkout anywhere on its path.
