@@ -251,7 +251,16 @@ def test_a_late_pass_is_counted_and_the_phrase_goes_on():
         sp = S.Speaker(chip)
         v = V.Voice(path)
         assert sp.play(v, cue, 0)
-        chip.run(S.RING + 300)  # a pass held up past the ring
+        chip.run(PER_PASS)
+        sp.step(20)
+        # The next pass held up past the phrase's samples in the ring, not past the ring:
+        # what it then plays is silence, not what it had played.
+        chip.run(S.RING - 50)
+        heard = chip.played[:]
+        want = _phrase(path, cue, 9 - 2, S.MID - (32768 >> 7))
+        fresh = sp.written  # the phrase's samples put by then
+        assert heard[:fresh] == want[:fresh]
+        assert set(heard[fresh:]) == {S.MID}, heard[fresh : fresh + 8]
         sp.step(300)
         assert sp.late == 1 and sp.on
         t = 300

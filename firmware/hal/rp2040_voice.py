@@ -23,9 +23,11 @@ How a phrase plays with no CPU work per sample:
   (firmware/ui/voice.py ``Voice.read``: 64 ms of sound at most) into the ring behind it,
   ``put`` scaling it to the volume: one block a pass, so no pass is held up long; the ring
   (128 ms) holds at least 64 ms ahead of the next pass, which may come that late. ``play``
-  fills the ring before the channel starts. After the phrase, silence; once that too is
-  played the channel is aborted, the slice stopped and the amplifier shut down. A pass that
-  comes too late (the ring played round again) is counted in ``late``.
+  fills the ring before the channel starts. What the ring holds beyond the phrase's samples
+  is made silent each pass (``hush``): a pass that comes too late (but within the ring's
+  128 ms) lets the ring play silence where it had played the phrase, a pause rather than a
+  garbled word, and is counted in ``late``. After the phrase, silence; once that too is played the channel is aborted, the
+  slice stopped and the amplifier shut down.
 - The ring and the decoding block live in the scan's sample buffer (firmware/hal/rp2040.py
   ``DmaScanner``: ``voice_ring``, ``voice_pcm``, in what its ring's alignment leaves): 2 KiB
   more than the scan took, where a buffer of the voice's own would cost 4 KiB (the heap in
@@ -82,6 +84,20 @@ def put(ring, pcm, n: int, st):
         pos = (pos + 1) & _MASK
         i += 1
     p[0] = pos
+
+
+@micropython.viper
+def hush(ring, n: int, st):
+    """``n`` samples of silence (``MID``) into ``ring`` from position ``st[0]``, which stays
+    where it is: what lies ahead of the phrase's samples is silence, not what the ring played
+    before, should a pass come too late. Allocates nothing."""
+    r = ptr16(ring)
+    pos = int(ptr32(st)[0])
+    i = 0
+    while i < n:
+        r[pos] = MID
+        pos = (pos + 1) & _MASK
+        i += 1
 
 
 class Speaker:
@@ -235,6 +251,8 @@ class Speaker:
             put(self._ring, pcm, n, self._st)
             self.written += n
             room -= n
+        if v is not None and room > 0:  # the rest of the ring silent until the next pass
+            hush(self._ring, room, self._st)
         while v is None and room > 0:  # the block holds silence once the phrase is over
             n = room if room < BLOCK else BLOCK
             put(self._ring, pcm, n, self._st)

@@ -256,6 +256,8 @@ class Server:
             req = json.loads(text)
         except MemoryError:
             raise
+        except OverflowError:  # the image's ints are 64-bit (hardware/README.md, flash budget)
+            return self._error(P.request_id(line), "bad_json", "a number past 64 bits")
         except Exception:  # ValueError; anything else a broken parser might raise
             return self._error(P.request_id(line), "bad_json", "not JSON")
         if not isinstance(req, dict):

@@ -25,15 +25,16 @@ are twice the chip's (8-byte words, 32-byte blocks): less on the chip.
 
 KB = 1024
 
-# The free heap after ``build()`` on a fresh board: 142 KB measured; 170 KB on 2026-11-20 and
-# 145 KB on 2026-11-27 (research/on-chip.md): it shrank 28 KB in a week as the app grew. The
+# The free heap after ``build()`` on a fresh board: 132 KB measured with the voice's player
+# (its ring in the scan's buffer, firmware/hal/rp2040_voice.py); 142 KB before it, 170 KB on
+# 2026-11-20 and 145 KB on 2026-11-27 (research/on-chip.md): it shrank as the app grew. The
 # floor keeps what a full journal and a sync hold (below) and the journal's peak (46 KB on the unix
 # port) free; it fails a change that eats the margin before a board runs short.
 HEAP_BUILT = 120 * KB
 
 # The free heap while a game is played (the link's ``hello`` collects first): a game adds its
-# history and the referee's state, the PC's requests their replies (134 KB after four moves
-# with ``state`` asked between them). The same floor: a board in play must still sync 1,000
+# history and the referee's state, the PC's requests their replies (124 KB after four moves
+# with ``state`` asked between them, the voice's player made; 134 KB before it). The same floor: a board in play must still sync 1,000
 # games (``tests/host/test_journal_heap.py`` runs it in far less).
 HEAP_PLAYING = 120 * KB
 

@@ -132,6 +132,12 @@ def test_a_fresh_board_has_its_heap_and_boots_in_time(image, emu, tmp_path):
         assert 0 < boot <= budgets.BOOT_MS, (boot, budgets.BOOT_MS)
         with Link(chip.port, timeout=10) as link:
             _play(chip, link, [(3, 3), (15, 15), (15, 3), (3, 15)])
+            # The image's long ints are 64-bit (mpconfigtrim.h): a number past them in a
+            # request is refused as bad input, and the board answers the next one.
+            with pytest.raises(LinkError) as refused:
+                link.request("state", id_extra=10**30)
+            assert refused.value.code == "bad_json", refused.value
+            assert "64 bits" in str(refused.value), refused.value
             heap = link.request("hello")["heap"]
         _say("playing (4 moves): %d B free, least %d" % (heap["free"], heap["low"]))
         assert heap["free"] >= budgets.HEAP_PLAYING and heap["low"] >= budgets.HEAP_PLAYING, heap
