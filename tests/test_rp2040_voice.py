@@ -135,6 +135,21 @@ def _clips():
     return [_signal(300 + 700 * (i % 4), i + 5) for i in range(V.CLIPS)]
 
 
+def _rig(volume=2, clips=None):
+    # A voice file of made-up clips, a faked chip, the driver on it and the file opened: each
+    # test's start; ``_done`` its end.
+    path = _file("zh", clips or _clips())
+    chip = FakeChip()
+    sp = S.Speaker(chip)
+    sp.set_volume(volume)
+    return path, chip, sp, V.Voice(path)
+
+
+def _done(path, v):
+    v.close()
+    _remove(path)
+
+
 def _phrase(path, cue, shift, bias):
     # The phrase as the driver must play it: the reader's PCM (unsigned 16-bit) at the level.
     v = V.Voice(path, 0)
@@ -168,13 +183,9 @@ def _speak(chip, sp, v, cue, passes=1000, stall=0):
 
 
 def test_a_phrase_plays_whole_then_silence_then_the_amplifier_is_shut():
-    path = _file("zh", _clips())
     cue = cues.MINUTE_LEFT << 8 | 2  # 一分钟 还剩 两 分钟: five clips, four gaps
+    path, chip, sp, v = _rig(3)
     try:
-        chip = FakeChip()
-        sp = S.Speaker(chip)
-        sp.set_volume(3)
-        v = V.Voice(path)
         assert chip.pins[pins.VOICE_EN] == 0  # silent from power-up
         _speak(chip, sp, v, cue, stall=40)  # the ring holds 64 ms ahead of the next pass
         want = _phrase(path, cue, 6, 0)
@@ -186,20 +197,16 @@ def test_a_phrase_plays_whole_then_silence_then_the_amplifier_is_shut():
         assert chip.pins[pins.VOICE_EN] == 0 and chip.regs[CSR0] == 0  # shut, the slice off
         assert chip.regs[CC0] == S.MID << 16 | S.MID
         assert sp.late == 0
-        v.close()
     finally:
-        _remove(path)
+        _done(path, v)
 
 
 def test_the_registers_it_sets():
-    path = _file("zh", _clips())
+    path, chip, sp, v = _rig()
     try:
-        chip = FakeChip()
-        sp = S.Speaker(chip)
         assert chip.pwm == (pins.VOICE_PWM, 122_070, 32768)  # TOP 1023
         assert chip.regs[CSR0] == 0  # the carrier stopped until a phrase plays
         assert chip.regs[TIMER0] == 1 << 16 | 15625  # 125 MHz / 15625: 8 kHz exactly
-        v = V.Voice(path)
         assert sp.play(v, cues.COUNT << 8 | 3, 0)
         d = chip.dma
         assert d.running and chip.regs[CSR0] == 1 and chip.pins[pins.VOICE_EN] == 1
@@ -212,22 +219,17 @@ def test_the_registers_it_sets():
         assert (ctrl >> 11) & 15 == d.channel  # chained to itself: no chain
         assert (ctrl >> 15) & 63 == 0x3B  # paced by DMA timer 0
         assert not ctrl & 2  # normal priority: the scan's channels first
-        v.close()
     finally:
-        _remove(path)
+        _done(path, v)
 
 
 def test_its_own_timer_keeps_the_ring_filled_while_the_app_is_busy():
     # The app's tasks held (a PC's request answered at length): the soft timer's passes alone
     # play the phrase whole; one that comes while a pass runs leaves it alone; the timer is
     # stopped with the phrase.
-    path = _file("zh", _clips())
     cue = cues.MINUTE_LEFT << 8 | 2
+    path, chip, sp, v = _rig(3)
     try:
-        chip = FakeChip()
-        sp = S.Speaker(chip)
-        sp.set_volume(3)
-        v = V.Voice(path)
         assert sp.play(v, cue, 0)
         while chip.timer.callback is not None:
             chip.run(8 * S.PASS_MS)
@@ -238,18 +240,14 @@ def test_its_own_timer_keeps_the_ring_filled_while_the_app_is_busy():
         want = _phrase(path, cue, 6, 0)
         assert chip.played[: len(want)] == want and sp.late == 0 and not sp.on
         assert chip.pins[pins.VOICE_EN] == 0
-        v.close()
     finally:
-        _remove(path)
+        _done(path, v)
 
 
 def test_a_late_pass_is_counted_and_the_phrase_goes_on():
-    path = _file("zh", _clips())
     cue = cues.MINUTE_LEFT << 8 | 2
+    path, chip, sp, v = _rig()
     try:
-        chip = FakeChip()
-        sp = S.Speaker(chip)
-        v = V.Voice(path)
         assert sp.play(v, cue, 0)
         chip.run(PER_PASS)
         sp.step(20)
@@ -270,18 +268,13 @@ def test_a_late_pass_is_counted_and_the_phrase_goes_on():
             sp.step(t)
             assert t < 60000
         assert chip.pins[pins.VOICE_EN] == 0
-        v.close()
     finally:
-        _remove(path)
+        _done(path, v)
 
 
 def test_a_phrase_is_cut_by_the_next_and_volume_zero_is_the_beeps():
-    path = _file("zh", _clips())
+    path, chip, sp, v = _rig(3)
     try:
-        chip = FakeChip()
-        sp = S.Speaker(chip)
-        sp.set_volume(3)
-        v = V.Voice(path)
         assert sp.play(v, cues.MINUTE_LEFT << 8 | 2, 0)
         chip.run(PER_PASS)
         sp.step(100)
@@ -292,28 +285,22 @@ def test_a_phrase_is_cut_by_the_next_and_volume_zero_is_the_beeps():
         sp.set_volume(0)
         assert not sp.play(v, cues.COUNT << 8 | 7, 0)
         assert not sp.play(v, cues.MARK << 8 | 45, 0)  # no phrase: beeped
-        v.close()
     finally:
-        _remove(path)
+        _done(path, v)
 
 
 def test_each_volume_keeps_silence_in_the_middle():
-    path = _file("zh", _clips())
     cue = cues.COUNT << 8 | 1
-    try:
-        for vol, lo, hi in ((3, 0, 1023), (2, 256, 767), (1, 384, 639)):
-            chip = FakeChip()
-            sp = S.Speaker(chip)
-            sp.set_volume(vol)
-            v = V.Voice(path)
+    for vol, lo, hi in ((3, 0, 1023), (2, 256, 767), (1, 384, 639)):
+        path, chip, sp, v = _rig(vol)
+        try:
             _speak(chip, sp, v, cue)
             want = _phrase(path, cue, 9 - vol, S.MID - (32768 >> (9 - vol)))
             assert chip.played[: len(want)] == want
             assert min(chip.played) >= lo and max(chip.played) <= hi, (vol, min(chip.played))
             assert chip.played[-1] == S.MID
-            v.close()
-    finally:
-        _remove(path)
+        finally:
+            _done(path, v)
 
 
 def _passes(chip, sp, n):
@@ -332,11 +319,8 @@ def test_a_pass_allocates_nothing():
     if not hasattr(micropython, "mem_total"):
         skip("this unix port has no micropython.mem_total()")
     # A long phrase: clips of two seconds, so every pass decodes and puts.
-    path = _file("zh", [_signal(16000, i + 1) for i in range(V.CLIPS)])
+    path, chip, sp, v = _rig(clips=[_signal(16000, i + 1) for i in range(V.CLIPS)])
     try:
-        chip = FakeChip()
-        sp = S.Speaker(chip)
-        v = V.Voice(path)
         assert sp.play(v, cues.MINUTE_LEFT << 8 | 2, 0)
         _passes(chip, sp, 2)
         # The fake channel appends to a list: from here it only moves the count on, so the
@@ -346,9 +330,8 @@ def test_a_pass_allocates_nothing():
         _passes(chip, sp, 100)
         used = micropython.mem_total() - before
         assert sp.on and used == 0, used
-        v.close()
     finally:
-        _remove(path)
+        _done(path, v)
 
 
 def _advance(d, ticks):

@@ -58,6 +58,7 @@ MODULES = (
     "firmware.game.app",
     "firmware.game.match",
     "firmware.hal.rp2040",
+    "firmware.hal.rp2040_voice",
     "firmware.referee.incidents",
     "firmware.referee.referee",
     "firmware.rules.bitboard",

@@ -1055,7 +1055,7 @@ class App:
         them over): ``press_ms`` the worst from a paddle's press to the clock taking it
         (``presses`` of them), ``frame_gap_ms`` the worst between two scanned frames
         (``frames``), ``tick_gap_ms`` between two clock ticks, ``voice_late`` the speaker's
-        passes that came after its ring had played out."""
+        passes that came after its ring had played the phrase's samples (the chip's)."""
         tm = self.timings
         out = {
             "press_ms": tm[0],
@@ -1068,6 +1068,8 @@ class App:
         tm[0] = tm[1] = tm[2] = 0
         tm[3] = 1 if tm[3] else 0  # the next gap is measured from the last frame
         self.longest_gap = 0
+        if out["voice_late"]:
+            self.speaker.late = 0
         return out
 
     @micropython.native

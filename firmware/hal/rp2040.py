@@ -57,7 +57,7 @@ from micropython import const
 
 from firmware.clock import ticks
 from firmware.hal import pins
-from firmware.hal.rp2040_dma import Parts, aligned_offset, dma_ctrl  # noqa: F401 (the tests')
+from firmware.hal.rp2040_dma import Parts, aligned_offset, dma_ctrl
 
 # --- geometry ---------------------------------------------------------------------------------
 

@@ -10,7 +10,9 @@ sees a MicroPython board not running the app, ``tengen deploy`` puts it on, the 
 ``NO CAL``, ``boards`` lists the board, its ``hello`` with no ``boot_error``, ``settings``);
 the maker's calibration at the keys; a Go game with a capture, dead stones and the count,
 synced home and compared with the game played; a power cut mid-game; a Renju game to Black's
-foul. What is checked is what the board says over its link (``tengen watch --once``), what
+foul; the count spoken on the chip's speaker while the players move (its timings against the
+same moves with the voice off; what the speaker played recorded by
+``host_tools/board/emulator_speaker.js``). What is checked is what the board says over its link (``tengen watch --once``), what
 its faces show (the HT1621 writes decoded by ``host_tools/board/emulator_glass.js``, read as the
 virtual board reads its glass: README's words), what it stores (``tengen sync``'s SGF), and
 that the chip took no HardFault. Waits are for what the board says, never for a time; the
@@ -458,6 +460,7 @@ COUNTED = "byoyomi/0/1/10"
 SPOKEN_GAME = ["E5", "C3", "G5", "C7", "G3", "G7", "E3", "E7"]
 INTO_COUNT_MS = 1100  # after the last press: the "1" began at 1,000 ms (the next UI pass)
 ASK_AFTER_MS = 500  # after a press, when the test asks the board for its state
+CLOCK_PASS_MS = 20  # the app's clock task runs this often (firmware/game/app.py ``run``)
 
 
 def _timing(board):
@@ -523,9 +526,11 @@ def test_a_phrase_plays_while_stones_are_put_and_paddles_pressed(board):
     # phrase of the eight; each such pass is counted, never silent.
     assert on["voice_late"] <= 2, on
 
-    # The timings unchanged: press-to-commit within the clock's pass either way (the IRQ's
-    # stamp is the time charged; this is how soon the clock takes it), the scan's frames as
-    # often and no longer apart than with the voice off, give or take a tick.
-    assert on["press_ms"] <= max(off["press_ms"], 20) + 5, (off, on)
-    assert on["frame_gap_ms"] <= off["frame_gap_ms"] + 5, (off, on)
+    # The timings unchanged, to within one of the clock's 20 ms passes (the figures are each
+    # run's worst, set by the board's own stalls, ~110-170 ms when the journal writes the flash
+    # and the same with the voice off; a pass of the voice is 1.4 ms at worst,
+    # test_chip_voice.py): press-to-commit (the IRQ's stamp is the time charged: this is how
+    # soon the clock takes it) and the gaps between scanned frames.
+    assert on["press_ms"] <= max(off["press_ms"], 20) + CLOCK_PASS_MS, (off, on)
+    assert on["frame_gap_ms"] <= off["frame_gap_ms"] + CLOCK_PASS_MS, (off, on)
     assert board.chip.hardfaults() == 0
