@@ -78,7 +78,10 @@ def test_the_board_speaks_its_cues_instead_of_beeping_them():
     rig.board.out = lines.append
     rig.hw.speaker.said = [(cues.COUNT << 8 | 7, V.ZH), (cues.TIMEOUT << 8 | 10, V.ZH)]
     rig.board.report()
-    assert [x for x in lines if x.startswith("say ")] == ["say 7", "say 10，超时判负"]
+    assert [x for x in lines if x.startswith("say ")] == [
+        "say zh 1031 7",
+        "say zh 1290 10，超时判负",
+    ]
 
 
 def test_the_voice_off_or_its_file_missing_beeps_and_the_boot_log_says_why():

@@ -35,7 +35,9 @@ a player could see or hear:
     ready BOARD_ID     the board is up
     face B TEXT        Black's face as its glass shows it (``face W``: White's)
     buzz NAME          a buzzer pattern (KEY, REFUSE, CONFIRM, MARK, TIMEOUT/FLAG, ...)
-    say WORDS          the speaker begins a phrase of the count (``voice``: 还剩4分钟, 5 …)
+    say LANG CUE WORDS the speaker begins a phrase of the count: its language (zh, en), its
+                       cue (firmware/clock/cues.py, kind << 8 | n) and its words
+                       (``say zh 772 还剩4分钟``)
     board ROWS         the stones really on the grid: 361 of ``.XO``, row 19 first, each
                        row from A to T
     game KIND SIZE     the game the board is set for
@@ -184,9 +186,10 @@ class VirtualBoard:
         sp = getattr(self.hw, "speaker", None)
         if sp is not None:
             from firmware.clock.cues import words
+            from firmware.ui.voice import LANGS
 
             for cue, lang in sp.take():
-                self.out("say " + words(cue)[lang])
+                self.out("say %s %d %s" % (LANGS[lang].decode(), cue, words(cue)[lang]))
 
     async def observe(self):
         await ticks.sleep_ms(FIRST_REPORT_MS)  # the app's first pass has drawn the faces

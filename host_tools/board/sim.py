@@ -380,10 +380,11 @@ class SimView(App):
                     self.cursor = [N // 2, N // 2]
         elif word == "buzz":
             self.sounds = (self.sounds + [rest])[-8:]
-        elif word == "say":  # the speaker's phrase: shown until the next, and heard
-            self.spoken = rest
-            if self.sound is not None:
-                self.sound.say(rest)
+        elif word == "say":  # the speaker's phrase: its words shown until the next, heard
+            lang, cue, words = (rest.split(" ", 2) + ["", ""])[:3]
+            self.spoken = words
+            if self.sound is not None and cue.isdigit():
+                self.sound.say(lang, int(cue))
         elif word in ("?", "!", "bye"):
             self.messages = (self.messages + [line])[-6:]
         if draw:

@@ -1,8 +1,8 @@
 """The virtual board's voice on the PC's sound: ``make sim`` / ``tengen sim`` play each phrase.
 
-Start reading at ``PcSound.say``: the board's ``say WORDS`` line (firmware/virtual/board.py:
-its speaker began a phrase of the count) named back to its cue and language (``cue_of``), the
-phrase read from the voice file the board's flash holds with the firmware's own reader
+Start reading at ``PcSound.say``: the board's ``say LANG CUE WORDS`` line
+(firmware/virtual/board.py: its speaker began a phrase of the count), the cue's phrase read
+in that language from the voice file the board's flash holds with the firmware's own reader
 (firmware/ui/voice.py), written as a WAV and handed to the PC's player: the command in
 ``TENGEN_SOUND`` (``off``: none), else the first of PipeWire's ``pw-play``, PulseAudio's
 ``paplay`` and ALSA's ``aplay`` on the PATH. Where there is none (or the phrase's file is
@@ -36,24 +36,6 @@ def player() -> list[str] | None:
     return None
 
 
-_CUES: dict[str, tuple[int, int]] = {}
-
-
-def cue_of(words: str) -> tuple[int, int] | None:
-    """``(cue, lang)`` whose words (``firmware.clock.cues.words``) are ``words``, lang
-    ``firmware.ui.voice.ZH`` or ``EN``; None if no cue says them."""
-    if not _CUES:
-        from firmware.clock import cues
-
-        for kind in range(1, 8):
-            for n in range(0, 61):
-                cue = kind << 8 | n
-                for lang, said in enumerate(cues.words(cue)):
-                    if said:
-                        _CUES.setdefault(said, (cue, lang))
-    return _CUES.get(words)
-
-
 class PcSound:
     """Plays the phrases the virtual board says, from the voice files in ``voice_dir`` (its
     flash's voice/), with ``command`` (default ``player()``); ``say`` returns the WAV played,
@@ -66,25 +48,24 @@ class PcSound:
         self.playing: subprocess.Popen | None = None
         self.count = 0
 
-    def say(self, words: str) -> Path | None:
-        """Play the phrase whose words the board said (cutting one still playing)."""
-        if not self.command:
+    def say(self, lang: str, cue: int) -> Path | None:
+        """Play ``cue``'s phrase in ``lang`` ("zh", "en"), as the board said it (cutting one
+        still playing); None when there is no player, no such file or no such phrase."""
+        if not self.command or lang not in ("zh", "en"):
             return None
-        found = cue_of(words)
-        if found is None:
-            return None
-        cue, lang = found
         from firmware.ui import voice as V
         from host_tools.board.voice import phrase_pcm
 
         try:
-            v = V.Voice(str(self.voice_dir / ("%s.bin" % V.LANGS[lang].decode())))
+            v = V.Voice(str(self.voice_dir / ("%s.bin" % lang)))
         except V.VoiceError:
             return None
         try:
             samples = phrase_pcm(v, cue)
         finally:
             v.close()
+        if not samples:  # a cue without a phrase (the board beeps it)
+            return None
         self.count += 1
         path = Path(self.folder) / ("phrase-%d.wav" % self.count)
         with wave.open(str(path), "wb") as w:

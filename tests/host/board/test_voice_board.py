@@ -99,7 +99,7 @@ def test_a_counted_minute_is_spoken_in_order_on_time_and_nothing_else(tmp_path, 
     assert sp.streams and sp.streams[0][0] > quiet
     rig.board.report()  # the virtual board's lines: what the sim's view shows
     said = [line[4:] for line in rig.said if line.startswith("say ")]
-    assert said == [cues.words(c)[0] for _, c in plan]
+    assert said == ["zh %d %s" % (c, cues.words(c)[0]) for _, c in plan]
     # No cue beeped: the voice said them.
     beeps = [n for n in rig.heard() if n not in ("KEY", "REFUSE", "CONFIRM")]
     assert beeps == [], beeps
