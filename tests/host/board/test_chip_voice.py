@@ -174,3 +174,46 @@ def test_the_emulators_record_is_what_dma_wrote_and_when(chip_images, emu, tmp_p
     # Paced by the PWM's wrap: one a carrier period apart (TOP + 1 = 1,024 cycles: 8.192 µs).
     wrap = [t for t, v, kind in sp.records if kind == 0 and 2000 <= v < 2016]
     assert len(wrap) == 16 and abs((wrap[-1] - wrap[0]) / 15 - 8.192) < 0.01, wrap
+
+
+# The power pulled while a phrase plays: the amplifier is off from reset (GP23's pull-down,
+# then the driver's own first write), nothing of the phrase is left running, the voice file
+# still reads, and the next phrase plays.
+SAY_AND_LEAVE = """
+from firmware.hal.rp2040_voice import Speaker
+from firmware.ui.voice import Voice
+import time
+sp = Speaker()
+v = Voice('/zh.bin')
+sp.play(v, %d, 0)
+time.sleep_ms(300)
+print('PLAYING', sp.on)
+"""
+AFTER = """
+from firmware.hal.rp2040_voice import Speaker
+from firmware.ui.voice import Voice
+sp = Speaker()
+print('SILENT', sp.on)
+v = Voice('/zh.bin')
+sp.play(v, %d, 0)
+while sp.on:
+    pass
+print('SAID', sp.late)
+"""
+
+
+@pytest.mark.slow(25)
+def test_the_power_pulled_mid_phrase_leaves_the_amplifier_off(chip_images, emu, tmp_path, zh):
+    chip = E.Chip(chip_images["tengen"] / "firmware.uf2", tmp_path / "emu", emu=emu, speaker=True)
+    with chip:
+        _mpremote(chip, "fs", "cp", str(zh), ":zh.bin")
+        assert "PLAYING True" in _mpremote(chip, "exec", SAY_AND_LEAVE % CUE)
+        chip.cut()  # mid-phrase: the amplifier on, the channel running
+        [(_on, off)] = chip.speaker().spans
+        assert off is None  # it was still speaking when the power went
+        chip.start()  # a new run: a new recording
+        assert chip.speaker().spans == []  # silent from power-up
+        out = _mpremote(chip, "exec", AFTER % (cues.COUNT << 8 | 3))
+        assert "SILENT False" in out and "SAID 0" in out, out
+    [(on, off)] = chip.speaker().spans
+    assert off is not None and chip.hardfaults() == 0
